@@ -1,0 +1,52 @@
+"""Connectors turn a schema source into a :class:`~schema_search.catalog.Catalog`.
+
+Each connector is a module with two functions:
+
+* ``matches(source: str) -> bool``: whether this connector reads ``source``;
+* ``introspect(source: str, *, catalog: str, dialect: str | None, db: str | None) -> Catalog``.
+
+:func:`introspect` asks them in order and uses the first that matches. Connectors
+only read: none of them writes to the source.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from schema_search.catalog import Catalog
+from schema_search.errors import SourceError
+
+from . import benchmark, ddl, sqlalchemy_url
+
+# Order matters: a URL is recognised by its scheme before any file-based check.
+CONNECTORS: tuple[ModuleType, ...] = (sqlalchemy_url, benchmark, ddl)
+
+
+def shown(source: str) -> str:
+    """``source`` as it may be printed or logged: a URL's password is masked.
+
+    >>> shown("postgresql://me:secret@db/crm")
+    'postgresql://me:***@db/crm'
+    """
+    if sqlalchemy_url.matches(source):
+        return sqlalchemy_url.redacted(source)
+    return source
+
+
+def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str | None = None) -> Catalog:
+    """Read ``source`` with the first connector that accepts it.
+
+    Raises:
+        SourceError: no connector accepts ``source``, or the one that does fails.
+    """
+    for connector in CONNECTORS:
+        if connector.matches(source):
+            return connector.introspect(source, catalog=catalog, dialect=dialect, db=db)
+    raise SourceError(
+        f"Don't know how to read schema source {source!r}.",
+        hint=(
+            "Give a SQLAlchemy URL (sqlite:///path.db, duckdb:///path.duckdb, "
+            "postgresql://user@host/db, mysql+pymysql://...), a .sql DDL file or folder, "
+            "or a benchmark schemas.jsonl (or the folder that holds it)."
+        ),
+    )

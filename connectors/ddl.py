@@ -1,0 +1,178 @@
+"""DDL files, in any dialect sqlglot reads: a ``.sql``/``.ddl`` file or a folder of them.
+
+A folder is read as one catalog, its files in name order. The dialect is the one
+given, else the one a file name carries (``crm.mysql.sql``), else sqlglot's default.
+``db`` keeps only the tables of that schema. Statements sqlglot cannot read are
+skipped and listed in :attr:`Catalog.warnings`; input that yields no table at all is
+a :class:`SourceError` quoting the first failure. How statements become tables is
+:mod:`connectors.ddl_reader`'s job.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlglot.dialects.dialect import Dialects
+
+from schema_search.catalog import Catalog
+from schema_search.errors import SourceError
+
+from .ddl_reader import DdlResult, Script, read_ddl
+
+SUFFIXES = (".sql", ".ddl")
+# Names people use for a dialect that sqlglot spells differently.
+DIALECT_ALIASES = {
+    "postgresql": "postgres",
+    "pg": "postgres",
+    "mariadb": "mysql",
+    "mssql": "tsql",
+    "sqlserver": "tsql",
+}
+DIALECTS = tuple(sorted(d.value for d in Dialects if d.value))
+
+
+def matches(source: str) -> bool:
+    """Whether ``source`` is a DDL file path, or a folder holding one; never a URL."""
+    if "://" in source:
+        return False
+    path = Path(source)
+    if path.suffix.lower() in SUFFIXES:
+        return True
+    return path.is_dir() and bool(_ddl_files(path))
+
+
+def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str | None = None) -> Catalog:
+    """Read the DDL file or folder ``source`` into a catalog named ``catalog``.
+
+    Args:
+        source: a ``.sql``/``.ddl`` file, or a folder whose such files form one schema.
+        catalog: the catalog's name.
+        dialect: the sqlglot dialect of every file; by default inferred per file.
+        db: keep only the tables of this schema.
+
+    Raises:
+        SourceError: a missing, empty or unreadable file, an unknown dialect, a
+            schema ``db`` that no table is in, or DDL from which no table could be read.
+    """
+    chosen = resolve_dialect(dialect) if dialect else None
+    paths = _ddl_paths(Path(source))
+    scripts = [Script(p.name, _read(p), chosen if chosen is not None else dialect_from_name(p.name)) for p in paths]
+    if len(scripts) == 1 and not scripts[0].text.strip():
+        raise SourceError(f"DDL file {paths[0]} is empty.", hint="Give a file with CREATE TABLE statements.")
+    return _catalog(scripts, name=catalog, files=[str(p) for p in paths], db=db)
+
+
+def catalog_from_ddl(text: str, *, catalog: str, dialect: str | None, source_name: str = "<ddl>") -> Catalog:
+    """Read DDL given as text (an upload) into a catalog named ``catalog``.
+
+    ``source_name`` names the text in messages, and its dialect when ``dialect`` is
+    not given and the name carries one (``crm.postgres.sql``).
+
+    Raises:
+        SourceError: empty text, an unknown dialect, or DDL from which no table could be read.
+    """
+    chosen = resolve_dialect(dialect) if dialect else dialect_from_name(source_name)
+    if not text.strip():
+        raise SourceError(f"The DDL {source_name} is empty.", hint="Give CREATE TABLE statements.")
+    return _catalog([Script(source_name, text, chosen)], name=catalog, files=[source_name], db=None)
+
+
+def resolve_dialect(name: str) -> str:
+    """The sqlglot name of a dialect, accepting common aliases.
+
+    >>> resolve_dialect("PostgreSQL")
+    'postgres'
+
+    Raises:
+        SourceError: a name sqlglot does not know.
+    """
+    key = name.strip().lower()
+    key = DIALECT_ALIASES.get(key, key)
+    if key not in DIALECTS:
+        raise SourceError(f"Unknown SQL dialect {name!r}.", hint=f"Use one of: {', '.join(DIALECTS)}.")
+    return key
+
+
+def dialect_from_name(file_name: str) -> str:
+    """The dialect a file name carries before its suffix, else ``""`` (sqlglot's default).
+
+    >>> dialect_from_name("crm.mysql.sql"), dialect_from_name("crm.v2.sql")
+    ('mysql', '')
+    """
+    suffixes = Path(file_name).suffixes
+    if len(suffixes) < 2:
+        return ""
+    key = suffixes[-2].lstrip(".").lower()
+    key = DIALECT_ALIASES.get(key, key)
+    return key if key in DIALECTS else ""
+
+
+def _catalog(scripts: list[Script], *, name: str, files: list[str], db: str | None) -> Catalog:
+    result = read_ddl(scripts)
+    if not result.tables:
+        raise _nothing_read(scripts, result)
+    tables = result.tables
+    if db:
+        tables = tuple(t for t in tables if t.schema.lower() == db.lower())
+        if not tables:
+            schemas = sorted({t.schema for t in result.tables})
+            raise SourceError(
+                f"No table in schema {db!r} in {_names(scripts)}.", hint=f"Schemas found: {', '.join(schemas)}."
+            )
+    dialects = sorted({s.dialect for s in scripts})
+    return Catalog(
+        name=name,
+        tables=tables,
+        source={"kind": "ddl", "files": files, "dialect": ",".join(dialects) or None, "db": db},
+        warnings=result.warnings,
+    )
+
+
+def _nothing_read(scripts: list[Script], result: DdlResult) -> SourceError:
+    where = _names(scripts)
+    if result.first_error is None:
+        return SourceError(
+            f"No CREATE TABLE or CREATE VIEW statement in {where}.",
+            hint="Give schema DDL, such as the output of pg_dump --schema-only or mysqldump --no-data.",
+        )
+    dialects = sorted({s.dialect or "sqlglot's default" for s in scripts})
+    return SourceError(
+        f"No table could be read from {where}. {result.first_error}",
+        hint=(
+            f"Check the DDL is valid {' / '.join(dialects)} SQL. If it is written for another database, "
+            f"name its dialect (--dialect; one of {', '.join(DIALECTS)})."
+        ),
+    )
+
+
+def _names(scripts: list[Script]) -> str:
+    names = [s.name for s in scripts]
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more files" if len(names) > 3 else "")
+
+
+def _ddl_paths(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = _ddl_files(path)
+        if not files:
+            raise SourceError(
+                f"Folder {path} holds no .sql or .ddl files.", hint="Point at a DDL file or a folder of them."
+            )
+        return files
+    if not path.is_file():
+        raise SourceError(
+            f"DDL file {path} does not exist.", hint="Check the path; give a .sql or .ddl file, or a folder of them."
+        )
+    return [path]
+
+
+def _ddl_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
+
+
+def _read(path: Path) -> str:
+    try:
+        # utf-8-sig drops a byte-order mark that would otherwise glue onto the
+        # first statement; undecodable bytes (a latin-1 comment) must not fail the file.
+        return path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError as error:
+        raise SourceError(f"Cannot read DDL file {path}: {error.strerror or error}.") from None

@@ -1,0 +1,261 @@
+"""Live databases by SQLAlchemy URL: PostgreSQL, SQLite, DuckDB, MySQL.
+
+Only reads, and makes sure of it where the database allows: SQLite files are opened
+with ``mode=ro``, DuckDB files ``read_only``, PostgreSQL sessions start with
+``default_transaction_read_only=on`` and MySQL ones with ``SET SESSION TRANSACTION
+READ ONLY``. Missing database files are refused rather than created.
+
+Passwords never leave this module: error messages and ``Catalog.source`` carry the
+URL as ``render_as_string(hide_password=True)`` prints it.
+"""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+from sqlalchemy import URL, Engine, create_engine, inspect, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+
+from schema_search.catalog import Catalog, Table
+from schema_search.errors import SourceError
+
+from . import duckdb_tables, inspector_tables
+
+CONNECT_TIMEOUT_S = 10
+STATEMENT_TIMEOUT_S = 60
+_IN_MEMORY = (None, "", ":memory:")
+
+# Per backend, the drivers a bare "postgresql://" or "mysql://" may use, in SQLAlchemy's
+# order of preference, with the module each imports. SQLAlchemy 2.1 picks the first
+# even when only the second (the one this project installs) is there.
+_DRIVERS = {
+    "postgresql": (("psycopg", "psycopg"), ("psycopg2", "psycopg2")),
+    "mysql": (("mysqldb", "MySQLdb"), ("pymysql", "pymysql")),
+    "mariadb": (("mysqldb", "MySQLdb"), ("pymysql", "pymysql")),
+}
+
+# (words in the driver's message, what the person should check), first match wins.
+_CONNECT_HINTS = (
+    (("password", "authentication", "access denied"), "Check the user name and password in the URL."),
+    (("does not exist", "unknown database"), "Check the database name in the URL."),
+    (("not a valid", "not a database"), "Check that the file is a database of the kind the URL names."),
+    (
+        ("refused", "timeout", "timed out", "could not translate host", "name or service", "can't connect"),
+        "Check the host and port, and that the server is running and reachable from here.",
+    ),
+)
+_DEFAULT_HINT = "Check the URL, that the server is running, and the credentials."
+
+
+def matches(source: str) -> bool:
+    """Whether ``source`` is a SQLAlchemy URL (``dialect[+driver]://...``).
+
+    >>> matches("postgresql://u@localhost/crm"), matches("schemas/crm.sql")
+    (True, False)
+    """
+    if "://" not in source:
+        return False
+    try:
+        make_url(source)
+    except ArgumentError:
+        return False
+    return True
+
+
+def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str | None = None) -> Catalog:
+    """Read the tables, views, keys and comments of the database at ``source``.
+
+    Args:
+        source: a SQLAlchemy URL.
+        catalog: the name of the catalog to build.
+        dialect: unused; the URL names its dialect.
+        db: the schema to read, or several separated by commas. By default, every
+            schema that is not the database's own (PostgreSQL: all but ``pg_*`` and
+            ``information_schema``; SQLite: ``main``; DuckDB: ``main`` and the other
+            user schemas; MySQL: the database the URL names).
+
+    Raises:
+        SourceError: the URL is malformed or names an unknown driver, the database
+            cannot be reached or read, a schema in ``db`` does not exist, or no
+            tables were found.
+    """
+    engine = read_only_engine(source)
+    shown = _redacted(make_url(source))  # as given: the engine's URL may be rewritten
+    try:
+        _check_connection(engine, shown)
+        schemas, tables = _read(engine, db, shown)
+    except SQLAlchemyError as error:
+        raise SourceError(
+            f"Could not read the schema of {shown}: {_reason(error, engine.url)}",
+            hint="Check that the URL points at a database and that the user may read its catalog.",
+        ) from None
+    finally:
+        engine.dispose()
+    if not tables:
+        raise SourceError(
+            f"No tables found in {shown} (schemas: {', '.join(schemas) or 'none'}).",
+            hint="Check the schema (db=...) and that the user can see its tables.",
+        )
+    kept, warnings = _distinct(tables)
+    return Catalog(
+        name=catalog,
+        tables=tuple(kept),
+        source={"kind": "sqlalchemy", "url": shown, "dialect": engine.dialect.name, "schemas": schemas},
+        warnings=tuple(warnings),
+    )
+
+
+def read_only_engine(source: str) -> Engine:
+    """An engine for ``source`` whose connections cannot write, with timeouts set.
+
+    Raises:
+        SourceError: the URL is malformed, names an unknown dialect or a driver that is
+            not installed, or names a database file that does not exist.
+    """
+    try:
+        url = make_url(source)
+    except ArgumentError:
+        raise SourceError(
+            f"{source!r} is not a database URL.",
+            hint=(
+                "Write it as dialect[+driver]://user:password@host:port/database, "
+                "e.g. postgresql://me@localhost/crm."
+            ),
+        ) from None
+    url = _installed_driver(url)
+    try:
+        backend, driver = url.get_backend_name(), url.get_driver_name()
+    except NoSuchModuleError:
+        raise SourceError(
+            f"Unknown database dialect in {_redacted(url)}.",
+            hint="Use sqlite:///, duckdb:///, postgresql:// or mysql+pymysql://.",
+        ) from None
+    url, connect_args = _read_only(url, backend, driver)
+    try:
+        return create_engine(url, connect_args=connect_args)
+    except (ArgumentError, ImportError) as error:
+        raise SourceError(
+            f"Cannot open {_redacted(url)}: {error}",
+            hint="Check the URL's form, and install the database driver it names.",
+        ) from None
+
+
+def _installed_driver(url: URL) -> URL:
+    """``url`` with an installed driver named, when it names none."""
+    for driver, module in _DRIVERS.get(url.drivername, ()):
+        if find_spec(module) is not None:
+            return url.set(drivername=f"{url.drivername}+{driver}")
+    return url
+
+
+def _read_only(url: URL, backend: str, driver: str) -> tuple[URL, dict[str, Any]]:
+    """The URL and driver arguments that open ``url`` read-only, per database."""
+    if backend == "sqlite":
+        path = _database_file(url, unquote(url.database.removeprefix("file:")) if url.database else None)
+        if path is None:
+            return url, {}
+        # A SQLite URI filename: mode=ro fails instead of creating or changing the file.
+        return url.set(database="file:" + quote(str(path)), query={"mode": "ro", "uri": "true"}), {}
+    if backend == "duckdb":
+        return url, {} if _database_file(url, url.database) is None else {"read_only": True}
+    if backend == "postgresql" and driver in ("psycopg2", "psycopg"):
+        # With no user schema on the search_path, PostgreSQL names the schema of every
+        # foreign-key target; otherwise a key into "public" comes back without one and
+        # would be read as pointing into the referencing table's own schema.
+        options = (
+            "-c default_transaction_read_only=on "
+            f"-c statement_timeout={STATEMENT_TIMEOUT_S}s -c search_path=pg_catalog"
+        )
+        return url, {"connect_timeout": CONNECT_TIMEOUT_S, "options": options}
+    if backend in ("mysql", "mariadb") and driver in ("pymysql", "mysqldb"):
+        return url, {"connect_timeout": CONNECT_TIMEOUT_S, "init_command": "SET SESSION TRANSACTION READ ONLY"}
+    return url, {}
+
+
+def _database_file(url: URL, database: str | None) -> Path | None:
+    """The database file a SQLite or DuckDB URL names; ``None`` when it is in memory."""
+    backend = url.get_backend_name()
+    if database in _IN_MEMORY or database.startswith(":memory:"):
+        return None
+    path = Path(database).resolve()
+    if not path.is_file():
+        raise SourceError(
+            f"Database file {path} does not exist (from {_redacted(url)}).",
+            hint=f"Check the path: {backend}:///relative/path or {backend}:////absolute/path (four slashes).",
+        )
+    return path
+
+
+def _check_connection(engine: Engine, shown: str) -> None:
+    try:
+        with engine.connect():
+            pass
+    except SQLAlchemyError as error:
+        reason = _reason(error, engine.url)
+        lowered = reason.lower()
+        hint = next((h for words, h in _CONNECT_HINTS if any(w in lowered for w in words)), _DEFAULT_HINT)
+        raise SourceError(f"Could not connect to {shown}: {reason}", hint=hint) from None
+
+
+def _read(engine: Engine, db: str | None, shown: str) -> tuple[list[str], list[Table]]:
+    """The schemas chosen and their tables."""
+    if engine.dialect.name == "duckdb":
+        with engine.connect() as connection:
+            schemas = _chosen(db, duckdb_tables.schemas(connection), shown)
+            return schemas, [t for s in schemas for t in duckdb_tables.schema_tables(connection, s)]
+    inspector = inspect(engine)
+    if db is None and engine.dialect.name in ("mysql", "mariadb") and engine.url.database:
+        # MySQL's schemas are its databases; the one in the URL is the one meant.
+        known = [inspector.default_schema_name]
+    else:
+        known = inspector_tables.schemas(inspector)
+    schemas = _chosen(db, known, shown)
+    return schemas, [t for s in schemas for t in inspector_tables.schema_tables(inspector, s)]
+
+
+def _chosen(db: str | None, known: list[str], shown: str) -> list[str]:
+    """The schemas ``db`` names (comma-separated, any case), or all ``known`` ones."""
+    if db is None:
+        return known
+    by_lower = {name.lower(): name for name in known}
+    wanted = [part.strip() for part in db.split(",") if part.strip()]
+    missing = [name for name in wanted if name.lower() not in by_lower]
+    if missing or not wanted:
+        raise SourceError(
+            f"No schema {', '.join(missing) or repr(db)} in {shown}.",
+            hint=f"Known schemas: {', '.join(known) or 'none'}.",
+        )
+    return [by_lower[name.lower()] for name in wanted]
+
+
+def _distinct(tables: list[Table]) -> tuple[list[Table], list[str]]:
+    """Tables whose ids differ; the catalog lower-cases ids, PostgreSQL is case-sensitive."""
+    kept: dict[str, Table] = {}
+    warnings = []
+    for table in tables:
+        if table.id in kept:
+            warnings.append(
+                f"Skipped {table.schema}.{table.name}: its name differs from "
+                f"{kept[table.id].schema}.{kept[table.id].name} only in case."
+            )
+        else:
+            kept[table.id] = table
+    return list(kept.values()), warnings
+
+
+def _reason(error: SQLAlchemyError, url: URL) -> str:
+    """The driver's own first line about ``error``, with the password blanked out."""
+    reason = str(getattr(error, "orig", None) or error).strip().partition("\n")[0].strip()
+    return reason.replace(url.password, "***") if url.password else reason
+
+
+def _redacted(url: URL) -> str:
+    return url.render_as_string(hide_password=True)
+
+
+def redacted(source: str) -> str:
+    """The URL ``source`` with its password masked, for messages and logs."""
+    return _redacted(make_url(source))

@@ -1,0 +1,63 @@
+"""Errors meant for people: each says what was wrong and what to do about it.
+
+Adapters map them to their medium: the HTTP app to ``application/problem+json`` with
+``status``, the CLI to a message on stderr and exit code 2, MCP to a tool error.
+"""
+
+from __future__ import annotations
+
+
+class SchemaSearchError(Exception):
+    """Base class. ``status`` is the HTTP status an adapter should use."""
+
+    status = 400
+    title = "Bad request"
+
+    def __init__(self, detail: str, *, hint: str | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.detail} {self.hint}" if self.hint else self.detail
+
+
+class InvalidInput(SchemaSearchError):
+    """A request value is out of range or malformed (empty question, bad k, bad name)."""
+
+    status = 422
+    title = "Invalid input"
+
+
+class SourceError(SchemaSearchError):
+    """A schema source could not be read: wrong URL, missing file, malformed DDL."""
+
+    status = 400
+    title = "Schema source could not be read"
+
+
+class CatalogNotFound(SchemaSearchError):
+    status = 404
+    title = "Catalog not found"
+
+
+class TableNotFound(SchemaSearchError):
+    status = 404
+    title = "Table not found"
+
+
+class PayloadTooLarge(SchemaSearchError):
+    status = 413
+    title = "Request too large"
+
+
+class Forbidden(SchemaSearchError):
+    status = 403
+    title = "Forbidden"
+
+
+class Busy(SchemaSearchError):
+    """Another process is re-indexing the same catalog right now."""
+
+    status = 409
+    title = "Catalog is being indexed"

@@ -1,0 +1,97 @@
+"""Wire models: what HTTP returns, what ``--json`` prints, what MCP hands to agents.
+
+Named by role. The CLI's ``--json`` prints exactly the HTTP response body because
+both serialise these same models.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class ColumnInfo(BaseModel):
+    name: str
+    type: str
+    nullable: bool
+    primary_key: bool = Field(description="Part of the table's primary key.")
+    foreign_key: str | None = Field(None, description="`schema.table.column` this column references, if any.")
+    comment: str | None = Field(None, description="What the source database says about the column.")
+
+
+class JoinInfo(BaseModel):
+    """A foreign key between two tables: ``from_table.from_columns`` -> ``to_table.to_columns``."""
+
+    from_table: str
+    from_columns: list[str]
+    to_table: str
+    to_columns: list[str]
+
+
+class DescriptionInfo(BaseModel):
+    text: str
+    model: str
+    prompt_version: str
+    generated_at: str
+
+
+class TableCandidate(BaseModel):
+    table: str = Field(description="Table id, `schema.table`, lower-case.")
+    source_id: str = Field(description="Short stable ID to cite this table, e.g. `T3fa21c`.")
+    kind: Literal["table", "view"]
+    score: float = Field(description="Fused score; higher is better. Comparable within one response only.")
+    channels: dict[str, int | None] = Field(
+        description="Rank of this table in each retrieval channel (1 = best), null where it did not match."
+    )
+    matched_terms: list[str] = Field(description="Question words (stemmed) found in this table's names or text.")
+    comment: str | None = None
+    description: DescriptionInfo | None = Field(None, description="Generated description, kept apart from `comment`.")
+    columns: list[ColumnInfo]
+    joins: list[JoinInfo] = Field(description="Foreign keys between this table and the other candidates.")
+    ddl: str
+
+
+class SearchRequest(BaseModel):
+    question: str = Field(description="The question, in plain language.")
+    k: int | None = Field(None, description="How many candidates at most (default from settings).")
+
+
+class SearchResponse(BaseModel):
+    catalog: str
+    question: str
+    candidates: list[TableCandidate]
+
+
+class TableDetail(BaseModel):
+    table: str
+    source_id: str
+    kind: Literal["table", "view"]
+    comment: str | None
+    description: DescriptionInfo | None
+    columns: list[ColumnInfo]
+    primary_key: list[str]
+    foreign_keys: list[JoinInfo] = Field(description="Keys from this table to others.")
+    referenced_by: list[JoinInfo] = Field(description="Keys from other tables to this one.")
+    definition: str | None = Field(None, description="A view's SQL, when known.")
+    ddl: str
+
+
+class CatalogInfo(BaseModel):
+    name: str
+    tables: int
+    views: int
+    source: dict[str, Any]
+    generation: str
+    built_at: float
+    warnings: list[str]
+
+
+class IndexResult(BaseModel):
+    catalog: CatalogInfo
+    seconds: float
+
+
+class IndexFromUrl(BaseModel):
+    url: str = Field(description="SQLAlchemy URL of the database to introspect.")
+    db: str | None = Field(None, description="Only this schema.")

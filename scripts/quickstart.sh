@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Quick start: set up, index the sample CRM schema, and ask it a question.
+# No API key, no network beyond the package registry, no external server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export SCHEMA_SEARCH_HOME=${SCHEMA_SEARCH_HOME:-$PWD/.schema_search_home}
+ss=.venv/bin/schema-search
+
+$ss index sample_schemas/crm.sql --catalog crm
+question=${1:-"Which contacts opened or clicked an email from a campaign?"}
+echo
+echo "Q: $question"
+$ss search "$question" --catalog crm -k 5
+echo
+echo "Next: .venv/bin/schema-search serve   (HTTP API on http://127.0.0.1:8000, docs at /docs)"
+echo "      SCHEMA_SEARCH_HOME=$SCHEMA_SEARCH_HOME"

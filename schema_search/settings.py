@@ -53,7 +53,11 @@ class Settings(BaseSettings):
         ),
     )
     admin_key: SecretStr | None = Field(
-        None, description="Key (header X-Admin-Key) required to index from a database URL over HTTP."
+        None,
+        description=(
+            "When set, every HTTP write (indexing) needs it in the X-Admin-Key header; "
+            "indexing from a URL always does."
+        ),
     )
     max_upload_bytes: int = Field(
         20_000_000, ge=1, description="Largest DDL upload accepted over HTTP, in bytes (HTTP 413 above)."

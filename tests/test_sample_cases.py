@@ -1,0 +1,63 @@
+"""End to end over the sample schemas: index the DDL, ask the cases, check the answers."""
+
+import json
+
+import pytest
+
+from .conftest import SAMPLES
+
+
+def _cases(name):
+    return [json.loads(line) for line in (SAMPLES / name).read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def crm(tmp_path_factory):
+    from schema_search.settings import Settings
+    from schema_search.workspace import Workspace
+
+    workspace = Workspace(Settings(home=tmp_path_factory.mktemp("home")))
+    result = workspace.index_source(str(SAMPLES / "crm.sql"), catalog="crm")
+    assert (result.catalog.tables, result.catalog.views) == (212, 9)
+    return workspace
+
+
+def _recall(workspace, catalog, cases, k):
+    all_gold, per_table = 0, 0.0
+    for case in cases:
+        found = {c.table for c in workspace.search(catalog, case["question"], k).candidates}
+        gold = set(case["gold_tables"])
+        all_gold += gold <= found
+        per_table += len(gold & found) / len(gold)
+    return all_gold / len(cases), per_table / len(cases)
+
+
+def test_crm_cases_recall_floor(crm):
+    # A floor under today's figures (all-gold@10 0.46, table recall@10 0.75 for 50
+    # cases, 40 of them multi-table); the eval suite tracks the real numbers.
+    all_gold, per_table = _recall(crm, "crm", _cases("crm_cases.jsonl"), k=10)
+    assert all_gold >= 0.40 and per_table >= 0.70, (all_gold, per_table)
+
+
+def test_single_table_crm_cases_hit_in_top_5(crm):
+    single = [c for c in _cases("crm_cases.jsonl") if len(c["gold_tables"]) == 1]
+    assert single
+    misses = [c["question"] for c in single if c["gold_tables"][0] not in {x.table for x in crm.search("crm", c["question"], 5).candidates}]
+    assert len(misses) <= len(single) // 3, misses
+
+
+def test_shop_cases_over_a_real_sqlite_file(tmp_path):
+    import sqlite3
+
+    from schema_search.settings import Settings
+    from schema_search.workspace import Workspace
+
+    db = tmp_path / "shop.db"
+    with sqlite3.connect(db) as connection:
+        connection.executescript((SAMPLES / "shop.sql").read_text())
+    workspace = Workspace(Settings(home=tmp_path / "home"))
+    workspace.index_source(f"sqlite:///{db}", catalog="shop")
+    # Today: all-gold@5 0.625 (5 of 8), table recall@5 0.87; the misses need a bridge
+    # table (orders, order_items) that the question never names.
+    all_gold, per_table = _recall(workspace, "shop", _cases("shop_cases.jsonl"), k=5)
+    assert all_gold >= 0.6 and per_table >= 0.8, (all_gold, per_table)

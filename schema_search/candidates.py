@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from . import analyzer
-from .catalog import Catalog, ForeignKey, Table, source_id
+from .analyzer import identifier_text
+from .catalog import Catalog, Column, ForeignKey, Table, source_id
 from .documents import table_document
 from .models import ColumnInfo, DescriptionInfo, JoinInfo, TableCandidate, TableDetail
 from .render import create_table_sql
@@ -23,6 +24,7 @@ def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str],
     document = table_document(table)
     present = set(_ANALYZER.analyze(document.body))
     matched = list(dict.fromkeys(t for t in terms if t in present))
+    wanted = set(terms)
     joins = [_join(table.id, fk) for fk in table.foreign_keys if fk.ref_table in chosen]
     joins += [_join(other.id, fk) for other, fk in catalog.referencing(table.id) if other.id in chosen and other.id != table.id]
     return TableCandidate(
@@ -32,6 +34,9 @@ def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str],
         score=round(ranked.score, 6),
         channels=ranked.channels,
         matched_terms=matched,
+        matched_columns=[c.name for c in table.columns if wanted & _column_terms(c)],
+        pinned=ranked.pinned,
+        added_for_join=ranked.added_for_join,
         comment=table.comment,
         description=_description(table),
         columns=columns(table),
@@ -74,6 +79,10 @@ def columns(table: Table) -> list[ColumnInfo]:
         )
         for c in table.columns
     ]
+
+
+def _column_terms(column: Column) -> set[str]:
+    return set(_ANALYZER.analyze(f"{identifier_text(column.name)} {column.comment or ''}"))
 
 
 def _join(from_table: str, fk: ForeignKey) -> JoinInfo:

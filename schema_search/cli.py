@@ -14,6 +14,7 @@ from typing import Sequence
 
 from pydantic import BaseModel
 
+from . import cli_agent, cli_describe
 from .errors import SchemaSearchError
 from .settings import Settings
 from .workspace import Workspace
@@ -74,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
     serve.set_defaults(run=_serve)
+
+    cli_describe.add_commands(commands)
+    cli_agent.add_commands(commands)
     return parser
 
 

@@ -45,6 +45,13 @@ class TableCandidate(BaseModel):
         description="Rank of this table in each retrieval channel (1 = best), null where it did not match."
     )
     matched_terms: list[str] = Field(description="Question words (stemmed) found in this table's names or text.")
+    matched_columns: list[str] = Field(
+        description="Columns whose name or comment shares a word with the question: the ones a prompt needs."
+    )
+    pinned: bool = Field(False, description="The question names this table (or a rare column of it) verbatim.")
+    added_for_join: bool = Field(
+        False, description="Not matched itself: added because it joins two other candidates."
+    )
     comment: str | None = None
     description: DescriptionInfo | None = Field(None, description="Generated description, kept apart from `comment`.")
     columns: list[ColumnInfo]
@@ -60,6 +67,10 @@ class SearchRequest(BaseModel):
 class SearchResponse(BaseModel):
     catalog: str
     question: str
+    off_topic: bool = Field(
+        False,
+        description="Nothing in the catalog relates to the question (candidates is then empty).",
+    )
     candidates: list[TableCandidate]
 
 

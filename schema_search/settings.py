@@ -35,12 +35,44 @@ class Settings(BaseSettings):
     weight_names: float = Field(1.0, ge=0, description="Fusion weight of the names channel (identifiers).")
     weight_text: float = Field(1.0, ge=0, description="Fusion weight of the text channel (comments, descriptions).")
     weight_body: float = Field(1.0, ge=0, description="Fusion weight of the body channel (everything, one field).")
+    weight_dense: float = Field(1.0, ge=0, description="Fusion weight of the dense (embedding) channel.")
+    dense: bool = Field(
+        True,
+        description=(
+            "Build and use the dense channel (all-MiniLM-L6-v2, embedded in the install). "
+            "Off: BM25 channels only, no model load."
+        ),
+    )
+    embedding_threads: int | None = Field(
+        None, ge=1, description="CPU threads for the embedding model (default: torch's choice)."
+    )
     scale_by_coverage: bool = Field(
         True,
         description=(
             "Scale each channel's weight by the share of tables it has text for, so a sparse "
             "channel (comments on a few tables) cannot crowd out the ones that match."
         ),
+    )
+    graph_boost: float = Field(
+        0.1,
+        ge=0,
+        description=(
+            "How much a table gains from foreign-key neighbours among the top candidates "
+            "(share of their fused score); 0 turns the stage off."
+        ),
+    )
+    pin_identifiers: bool = Field(
+        True, description="Put tables whose name (or a rare column name) the question writes verbatim first."
+    )
+    relevance_floor: bool = Field(
+        True,
+        description=(
+            "Drop candidates the embedding model finds no nearer than unrelated text (unless a "
+            "keyword channel matched them); return none, flagged off_topic, when nothing is."
+        ),
+    )
+    complete_joins: bool = Field(
+        True, description="Add the bridge table two leading candidates need to be joined, marked added_for_join."
     )
     channel_depth: int = Field(
         100, ge=1, description="How many matches each channel contributes to fusion."
@@ -64,7 +96,51 @@ class Settings(BaseSettings):
     )
     host: str = Field("127.0.0.1", description="Address `schema-search serve` listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port `schema-search serve` listens on.")
+    mcp_port: int = Field(
+        8001, ge=1, le=65535, description="Port `schema-search mcp --transport http` listens on (path /mcp)."
+    )
+    source_urls: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        description=(
+            "Database URL, with its password, per catalog, for `schema-search ask --execute`, as JSON: "
+            '{"crm": "postgresql://user:pass@host/db"}. A catalog keeps its URL without the password.'
+        ),
+    )
+    execute_max_rows: int = Field(100, ge=1, description="Most rows `ask --execute` fetches and prints.")
+    execute_timeout_s: float = Field(
+        10.0, gt=0, description="Seconds a query may run under `ask --execute` before it is stopped."
+    )
+    describe_model: str = Field(
+        "local/smollm2",
+        description=(
+            "litellm model `schema-search describe` uses: `local/smollm2` (embedded, no key), "
+            "`openai/...`, `anthropic/...`, `ollama/...`; keys come from the provider's own "
+            "environment variables (OPENAI_API_KEY, ...)."
+        ),
+    )
+    describe_api_base: str | None = Field(
+        None, description="Server URL for describe's model: an OpenAI-compatible server or Ollama."
+    )
+    describe_timeout: float = Field(60.0, gt=0, description="Seconds allowed per description call.")
+    describe_retries: int = Field(
+        3, ge=0, description="Retries (with exponential backoff) after a rate limit, timeout or server error."
+    )
+    describe_concurrency: int = Field(4, ge=1, description="Description calls in flight at once.")
+    describe_max_tokens: int = Field(100, ge=16, description="Longest description asked of the model, in tokens.")
+    describe_threads: int | None = Field(
+        None,
+        ge=1,
+        description=(
+            "CPU threads of the embedded model (default: half the cores; llama.cpp slows down "
+            "sharply when its threads compete with other work)."
+        ),
+    )
 
     def weights(self) -> dict[str, float]:
         """Fusion weight per channel."""
-        return {"names": self.weight_names, "text": self.weight_text, "body": self.weight_body}
+        return {
+            "names": self.weight_names,
+            "text": self.weight_text,
+            "body": self.weight_body,
+            "dense": self.weight_dense,
+        }

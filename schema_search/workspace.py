@@ -14,6 +14,7 @@ from typing import Callable, Iterable, Sequence
 from . import index as tantivy_index
 from .candidates import candidates, table_detail
 from .catalog import Catalog, Table, source_id
+from .dense import DenseIndex, Embedder, build_dense, shared_embedder
 from .documents import FIELDS, table_document
 from .errors import InvalidInput, PayloadTooLarge, SourceError, TableNotFound
 from .models import CatalogInfo, IndexResult, SearchResponse, TableDetail
@@ -70,10 +71,25 @@ class Workspace:
         def build(path: Path) -> dict:
             tables = progress(catalog.tables, "indexing") if progress else catalog.tables
             tantivy_index.build((table_document(t) for t in tables), path / "index")
-            return {"fields": list(FIELDS), "coverage": field_coverage(catalog)}
+            manifest = {"fields": list(FIELDS), "coverage": field_coverage(catalog)}
+            if self.settings.dense:
+                vectors, encoded = build_dense(catalog.tables, self.embedder(), self._previous_vectors(catalog.name))
+                vectors.save(path)
+                manifest["dense"] = {"model": vectors.model, "encoded": encoded, "floor": vectors.floor}
+            return manifest
 
         generation = self.store.write(catalog, build)
         return IndexResult(catalog=self._info(generation, catalog), seconds=round(time.perf_counter() - started, 3))
+
+    def _previous_vectors(self, catalog: str) -> DenseIndex | None:
+        """The live generation's embeddings, so unchanged tables are not encoded again."""
+        if catalog not in self.store.names():
+            return None
+        return DenseIndex.load(self.store.current(catalog).path)
+
+    def embedder(self) -> Embedder:
+        """The embedding model, loaded on first use and shared by the process."""
+        return shared_embedder(self.settings.embedding_threads)
 
     def delete(self, catalog: str) -> None:
         self.store.delete(catalog)
@@ -93,22 +109,32 @@ class Workspace:
         with self._lock:
             cached = self._searchers.get(catalog)
             if cached is None or cached.generation != generation.id:
-                cached = CatalogSearcher.open(generation)
+                cached = CatalogSearcher.open(generation, self.embedder() if self.settings.dense else None)
                 self._searchers[catalog] = cached
             return cached
 
     def search_config(self) -> SearchConfig:
         s = self.settings
         return SearchConfig(
-            weights=s.weights(), rrf_k=s.rrf_k, depth=s.channel_depth, scale_by_coverage=s.scale_by_coverage
+            weights=s.weights(),
+            rrf_k=s.rrf_k,
+            depth=s.channel_depth,
+            scale_by_coverage=s.scale_by_coverage,
+            graph_boost=s.graph_boost,
+            pin_identifiers=s.pin_identifiers,
+            relevance_floor=s.relevance_floor,
+            complete_joins=s.complete_joins,
         )
 
     def search(self, catalog: str, question: str, k: int | None = None) -> SearchResponse:
         question, k = self._check_request(question, k)
         searcher = self.searcher(catalog)
-        ranked = searcher.search(question, k, self.search_config())
+        result = searcher.search(question, k, self.search_config())
         return SearchResponse(
-            catalog=catalog, question=question, candidates=candidates(searcher.catalog, ranked, question)
+            catalog=catalog,
+            question=question,
+            off_topic=result.off_topic,
+            candidates=candidates(searcher.catalog, result.ranked, question),
         )
 
     def table(self, catalog: str, table: str) -> TableDetail:

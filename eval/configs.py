@@ -8,22 +8,27 @@
   ``body`` field (identifiers, comments and generated descriptions together) with our
   analyzer, from its own in-memory index. Today it ranks exactly as the ``body``
   channel; it stays a fixed reference if ``body`` changes.
-* ``rrf-equal``: plain RRF of names + text + body, equal weights, no coverage scaling
-  and no later stages (the issue's "equal-weight RRF" column).
-* ``rrf-body+dense``: plain RRF of body + dense (when there is a dense channel).
+* ``rrf-equal``: plain RRF (k=60) of names + text + body, equal weights, no coverage
+  scaling and no later stages (the issue's "equal-weight RRF" column).
+* ``rrf-body+dense``: plain RRF (k=60) of body + dense (when there is a dense channel).
+* ``default-no-<stage>``: the shipped default with one stage switched off (the
+  ablation of every component: coverage scaling, dense channel, FK boost, pinning,
+  relevance floor, join completion).
 * ``peer-bm25``, ``peer-dense``: see :mod:`eval.peers`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from schema_search import analyzer, index
+from schema_search.catalog import Catalog
 from schema_search.documents import table_document
 from schema_search.errors import InvalidInput
 from schema_search.fusion import rrf
+from schema_search.search import CatalogSearcher, Ranker
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
@@ -38,8 +43,19 @@ RRF_EQUAL = "rrf-equal"
 RRF_BODY_DENSE = "rrf-body+dense"
 PEER_BM25 = "peer-bm25"
 PEER_DENSE = "peer-dense"
-# Channels fused by rrf-equal and rrf-body+dense.
+# Channels fused by rrf-equal and rrf-body+dense. They are fixed reference points, so
+# they use the RRF paper's k, not the tunable setting.
 FUSIONS = {RRF_EQUAL: ("names", "text", "body"), RRF_BODY_DENSE: ("body", "dense")}
+REFERENCE_RRF_K = 60.0
+# The default with one stage off: name -> SearchConfig fields to change.
+ABLATIONS: dict[str, dict] = {
+    "default-no-coverage": {"scale_by_coverage": False},
+    "default-no-dense": {"weights": "no-dense"},
+    "default-no-graph-boost": {"graph_boost": 0.0},
+    "default-no-pins": {"pin_identifiers": False},
+    "default-no-floor": {"relevance_floor": False},
+    "default-no-joins": {"complete_joins": False},
+}
 
 
 @dataclass(frozen=True)
@@ -58,11 +74,12 @@ class Config:
 def available(channels: Sequence[str]) -> list[str]:
     """Configuration names for a searcher with these channels, in report order.
 
-    >>> available(["names", "text", "body"])
-    ['default', 'names', 'text', 'body', 'merged', 'rrf-equal', 'peer-bm25', 'peer-dense']
+    >>> available(["names", "text", "body"])[:6]
+    ['default', 'names', 'text', 'body', 'merged', 'rrf-equal']
     """
     fusions = [name for name, used in FUSIONS.items() if set(used) <= set(channels)]
-    return [DEFAULT, *channels, MERGED, *fusions, PEER_BM25, PEER_DENSE]
+    ablations = [name for name in ABLATIONS if name != "default-no-dense" or "dense" in channels]
+    return [DEFAULT, *channels, MERGED, *fusions, *ablations, PEER_BM25, PEER_DENSE]
 
 
 class ConfigBuilder:
@@ -97,9 +114,13 @@ class ConfigBuilder:
             configs[config] = self._config(config, name, searcher, catalog, records)
         return configs
 
-    def _config(self, config, name, searcher, catalog, records) -> Config:
+    def _config(
+        self, config: str, name: str, searcher: CatalogSearcher, catalog: Catalog, records: list[peers.TableRecord]
+    ) -> Config:
         if config == DEFAULT:
             return Config(config, lambda q, k: [c.table for c in self.workspace.search(name, q, k).candidates], False)
+        if config in ABLATIONS:
+            return Config(config, self._ablation(searcher, ABLATIONS[config]), False)
         if config in searcher.rankers:
             return Config(config, searcher.rankers[config])
         if config == MERGED:
@@ -115,11 +136,18 @@ class ConfigBuilder:
             return Config(config, peers.PeerDense(records, self._peer_model).rank)
         raise AssertionError(config)  # available() lists only the names handled above
 
-    def _plain_rrf(self, rankers, channels: Sequence[str]) -> Rank:
+    def _ablation(self, searcher: CatalogSearcher, change: dict) -> Rank:
+        shipped = self.workspace.search_config()
+        if change.get("weights") == "no-dense":
+            change = {"weights": {c: w for c, w in shipped.weights.items() if c != "dense"}}
+        config = replace(shipped, **change)
+        return lambda q, k: [r.table for r in searcher.search(q, k, config).ranked]
+
+    def _plain_rrf(self, rankers: Mapping[str, Ranker], channels: Sequence[str]) -> Rank:
         settings = self.workspace.settings
 
         def rank(question: str, k: int) -> list[str]:
             rankings = {c: rankers[c](question, settings.channel_depth) for c in channels}
-            return [table for table, _ in rrf(rankings, k=settings.rrf_k)[:k]]
+            return [table for table, _ in rrf(rankings, k=REFERENCE_RRF_K)[:k]]
 
         return rank

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import analyzer
 from .analyzer import identifier_text
-from .catalog import Catalog, Column, ForeignKey, Table, source_id
+from .catalog import Catalog, ForeignKey, Table, source_id
 from .documents import table_document
 from .models import ColumnInfo, DescriptionInfo, JoinInfo, TableCandidate, TableDetail
 from .render import create_table_sql
@@ -21,8 +23,7 @@ def candidates(catalog: Catalog, ranked: list[Ranked], question: str) -> list[Ta
 
 
 def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str], terms: list[str]) -> TableCandidate:
-    document = table_document(table)
-    present = set(_ANALYZER.analyze(document.body))
+    present, column_terms = _terms(table)
     matched = list(dict.fromkeys(t for t in terms if t in present))
     wanted = set(terms)
     joins = [_join(table.id, fk) for fk in table.foreign_keys if fk.ref_table in chosen]
@@ -34,7 +35,7 @@ def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str],
         score=round(ranked.score, 6),
         channels=ranked.channels,
         matched_terms=matched,
-        matched_columns=[c.name for c in table.columns if wanted & _column_terms(c)],
+        matched_columns=[c.name for c, found in zip(table.columns, column_terms) if wanted & found],
         pinned=ranked.pinned,
         added_for_join=ranked.added_for_join,
         comment=table.comment,
@@ -81,8 +82,17 @@ def columns(table: Table) -> list[ColumnInfo]:
     ]
 
 
-def _column_terms(column: Column) -> set[str]:
-    return set(_ANALYZER.analyze(f"{identifier_text(column.name)} {column.comment or ''}"))
+@lru_cache(maxsize=4096)
+def _terms(table: Table) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
+    """Analysed terms of the whole table document, and of each column's name and comment.
+
+    Cached: the same popular tables come back in answer after answer.
+    """
+    body = frozenset(_ANALYZER.analyze(table_document(table).body))
+    columns = tuple(
+        frozenset(_ANALYZER.analyze(f"{identifier_text(c.name)} {c.comment or ''}")) for c in table.columns
+    )
+    return body, columns
 
 
 def _join(from_table: str, fk: ForeignKey) -> JoinInfo:

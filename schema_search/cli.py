@@ -14,7 +14,7 @@ from typing import Sequence
 
 from pydantic import BaseModel
 
-from . import cli_agent, cli_describe
+from . import cli_agent, cli_describe, cli_eval
 from .errors import SchemaSearchError
 from .settings import Settings
 from .workspace import Workspace
@@ -78,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
 
     cli_describe.add_commands(commands)
     cli_agent.add_commands(commands)
+    cli_eval.add_commands(commands)
     return parser
 
 

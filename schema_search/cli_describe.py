@@ -62,6 +62,9 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  failed: {table}: {reason}")
     if described or run.reused:
         print(f"Re-indexed catalog {args.catalog!r}; see a description with `schema-search table TABLE --catalog {args.catalog}`.")
+    if run.interrupted:
+        print("Interrupted: re-run the same command to describe the rest.", file=sys.stderr)
+        return 130
     return 1 if run.failed else 0
 
 

@@ -40,7 +40,9 @@ __all__ = ["PROMPT_VERSION", "Describer", "describe_catalog", "describe_and_inde
 
 Only = Literal["changed", "all"]
 
-STOP_AFTER_FAILURES = 5  # consecutive per-table failures that stop a run: the cause is not the table
+# Failures of the first tables that stop a run: when nothing has worked yet, the cause
+# is the model or its settings, not the tables. Later failures are counted, not fatal.
+STOP_AFTER_FAILURES = 5
 
 
 class Describer(Protocol):
@@ -55,6 +57,13 @@ class Describer(Protocol):
 
 class DescriptionFailed(Exception):
     """This table could not be described; others may still succeed."""
+
+
+class EmptyDescription(DescriptionFailed):
+    """The model answered, but nothing was left after tidying (e.g. it echoed the DDL).
+
+    A weak model's answer, not a broken provider: it never stops a run.
+    """
 
 
 class ProviderUnavailable(Exception):
@@ -86,6 +95,7 @@ class DescribeRun:
         fresh: tables that already had a fresh description.
         failed: table id -> why, for tables that could not be described.
         stopped: set when the provider refused or was unreachable; the run stopped there.
+        interrupted: Ctrl-C stopped the run; what was described before is in ``catalog``.
         seconds: wall time of the model calls.
     """
 
@@ -95,6 +105,7 @@ class DescribeRun:
     fresh: int = 0
     failed: dict[str, str] = field(default_factory=dict)
     stopped: tuple[str, ProviderUnavailable] | None = None
+    interrupted: bool = False
     seconds: float = 0.0
 
 
@@ -142,26 +153,11 @@ def describe_catalog(
 
     Returns:
         The run; ``run.catalog`` has the new descriptions. A refused or unreachable
-        provider stops the run (``run.stopped``) but keeps what was described.
+        provider (``run.stopped``) or Ctrl-C (``run.interrupted``) stops the run but
+        keeps what was described.
     """
-    cache = cache or {}
-    chosen: dict[str, Description] = {}
-    todo: list[Table] = []
     run = DescribeRun(catalog)
-    for table in catalog.tables:
-        if only == "all":
-            todo.append(table)
-            continue
-        options = [d for d in (table.description, cache.get((table.id, table.content_hash())))
-                   if is_fresh(d, table, describer.model)]
-        if not options:
-            todo.append(table)
-        elif (best := max(options, key=lambda d: d.generated_at)) is table.description:
-            run.fresh += 1
-        else:
-            chosen[table.id] = best
-            run.reused.append(table.id)
-
+    todo, chosen = _plan(catalog, describer.model, only, cache or {}, run)
     tick = progress(len(todo)) if progress else (lambda: None)
     started = time.perf_counter()
     stop = threading.Event()
@@ -176,46 +172,75 @@ def describe_catalog(
             raise
         return Description(text, describer.model, PROMPT_VERSION, _now(), table.content_hash())
 
-    consecutive_failures = 0
+    early_failures = 0  # provider errors before the first success
+
+    def take(table: Table, future: Future) -> None:
+        nonlocal early_failures
+        try:
+            description = future.result()
+        except ProviderUnavailable as error:
+            run.stopped = run.stopped or (table.id, error)
+            return
+        except Exception as error:  # one table's trouble must not lose the others
+            run.failed[table.id] = str(error) or type(error).__name__
+            early_failures += not isinstance(error, EmptyDescription)
+            if early_failures >= STOP_AFTER_FAILURES and not run.described and run.stopped is None:
+                run.stopped = (table.id, _too_many_failures(describer, run.failed[table.id]))
+                stop.set()
+            tick()
+            return
+        if description is None:  # skipped: the run was stopping
+            return
+        chosen[table.id] = description
+        run.described.append(table.id)
+        if on_described:
+            on_described(table.id, description)
+        tick()
+
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="describe") as pool:
         pending: dict[Future, Table] = {pool.submit(work, t): t for t in todo}
         try:
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    table = pending.pop(future)
-                    try:
-                        description = future.result()
-                    except ProviderUnavailable as error:
-                        if run.stopped is None:
-                            run.stopped = (table.id, error)
-                        stop.set()
-                        continue
-                    except Exception as error:  # one table's trouble must not lose the others
-                        run.failed[table.id] = str(error) or type(error).__name__
-                        consecutive_failures += 1
-                        if consecutive_failures >= STOP_AFTER_FAILURES and run.stopped is None:
-                            run.stopped = (table.id, _too_many_failures(describer, run.failed[table.id]))
-                            stop.set()
-                        tick()
-                        continue
-                    if description is None:
-                        continue
-                    consecutive_failures = 0
-                    chosen[table.id] = description
-                    run.described.append(table.id)
-                    if on_described:
-                        on_described(table.id, description)
-                    tick()
+                for future in [f for f in pending if f in done]:  # in submission order
+                    take(pending.pop(future), future)
+        except KeyboardInterrupt:
+            run.interrupted = True
         finally:
             stop.set()
             for future in pending:
                 future.cancel()
+            # Calls already running finish anyway (a thread cannot be killed): keep their work.
+            for future, table in pending.items():
+                if not future.cancelled():
+                    take(table, future)
     run.seconds = time.perf_counter() - started
     run.catalog = catalog.with_tables(
         replace(t, description=chosen[t.id]) if t.id in chosen else t for t in catalog.tables
     )
     return run
+
+
+def _plan(
+    catalog: Catalog, model: str, only: Only, cache: Mapping[DescriptionKey, Description], run: DescribeRun
+) -> tuple[list[Table], dict[str, Description]]:
+    """Which tables to describe, and which get a fresh description from the cache."""
+    todo: list[Table] = []
+    chosen: dict[str, Description] = {}
+    for table in catalog.tables:
+        if only == "all":
+            todo.append(table)
+            continue
+        cached = cache.get((table.id, table.content_hash()))
+        options = [d for d in (table.description, cached) if is_fresh(d, table, model)]
+        if not options:
+            todo.append(table)
+        elif (best := max(options, key=lambda d: d.generated_at)) is table.description:
+            run.fresh += 1
+        else:
+            chosen[table.id] = best
+            run.reused.append(table.id)
+    return todo, chosen
 
 
 def _too_many_failures(describer: Describer, last: str) -> ProviderUnavailable:
@@ -224,7 +249,7 @@ def _too_many_failures(describer: Describer, last: str) -> ProviderUnavailable:
     return ProviderUnavailable(
         model,
         provider,
-        f"{STOP_AFTER_FAILURES} tables in a row could not be described; the last said: {last}",
+        f"the first {STOP_AFTER_FAILURES} tables could not be described; the last said: {last}",
         "Check the model and its settings (--model, SCHEMA_SEARCH_DESCRIBE_*), "
         "or use the embedded model: --model local/smollm2.",
     )
@@ -276,7 +301,7 @@ def describe_and_index(
 
     Each description is appended to ``catalogs/<name>/descriptions.jsonl`` the moment
     it exists, so an interrupted run (a crash, Ctrl-C, a refused key) resumes where it
-    stopped. The new generation rebuilds the whole index (tables whose description did
+    stopped; after Ctrl-C or a refusal, what was described is indexed before returning. The new generation rebuilds the whole index (tables whose description did
     not change get the same documents; tantivy builds ~1,000 tables in ~0.25 s), and
     is written only when some description changed.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analyzer import identifier_text
+from .analyzer import identifier_text, words
 from .catalog import Table
 
 FIELDS = ("names", "text", "body")
@@ -31,11 +31,11 @@ def table_document(table: Table) -> TableDocument:
     """Build the search document of one table.
 
     >>> from schema_search.catalog import Column
-    >>> doc = table_document(Table("crm", "contact_list", columns=(Column("ownerId"),), comment="Saved lists"))
+    >>> doc = table_document(Table("crm", "contact_list", columns=(Column("ownerId"),), comment="Saved lists."))
     >>> doc.names
     'crm contact list contactlist owner id ownerid'
     >>> doc.text
-    'Saved lists'
+    'saved lists'
     """
     names = " ".join(
         identifier_text(part) for part in (table.schema, table.name, *(c.name for c in table.columns))
@@ -45,8 +45,13 @@ def table_document(table: Table) -> TableDocument:
 
 
 def _texts(table: Table) -> list[str]:
+    """Comments and descriptions as plain words.
+
+    The index analyzer splits on whitespace only (identifiers are split here, in
+    Python), so punctuation must go first: ``lists.`` would never meet ``list``.
+    """
     texts = [table.comment] if table.comment else []
     texts += [f"{c.name}: {c.comment}" for c in table.columns if c.comment]
     if table.description:
         texts.append(table.description.text)
-    return texts
+    return [" ".join(words(text)) for text in texts]

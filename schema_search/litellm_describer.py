@@ -15,7 +15,7 @@ import time
 from typing import Any, Callable
 
 from .catalog import Table
-from .describe import DescriptionFailed, ProviderUnavailable
+from .describe import DescriptionFailed, EmptyDescription, ProviderUnavailable
 from .describe_prompt import clean_description, prompt_messages
 
 
@@ -92,7 +92,7 @@ class LiteLLMDescriber:
                 raise ProviderUnavailable(self.model, self.provider, reason, self._hint(kind)) from None
             text = clean_description(response.choices[0].message.content or "")
             if not text:
-                raise DescriptionFailed("the model returned no text")
+                raise EmptyDescription("the model returned no description (only code or nothing)")
             return text
         raise AssertionError("unreachable")
 

@@ -38,12 +38,12 @@ class SearchConfig:
     """How to rank. The eval suite varies it; Settings gives the shipped default."""
 
     weights: Mapping[str, float] = field(
-        default_factory=lambda: {"names": 1.0, "text": 1.0, "body": 1.0, "dense": 1.0}
+        default_factory=lambda: {"names": 0.5, "text": 1.0, "body": 1.0, "dense": 1.5}
     )
-    rrf_k: float = 60.0
+    rrf_k: float = 5.0
     depth: int = 100
     scale_by_coverage: bool = True
-    graph_boost: float = 0.1
+    graph_boost: float = 0.2
     pin_identifiers: bool = True
     relevance_floor: bool = True
     complete_joins: bool = True
@@ -99,7 +99,7 @@ def rank_tables(
     pins: Sequence[str] = (),
     relevance: Relevance | None = None,
 ) -> SearchResult:
-    """Run the ranking stages over channel rankings; keep the top ``k`` (plus bridges).
+    """Run the ranking stages over channel rankings; keep the top ``k``.
 
     >>> rank_tables({"names": ["a.x"], "body": ["a.y", "a.x"]}, SearchConfig({"body": 1.0}), k=5).ranked[0].table
     'a.y'
@@ -123,8 +123,11 @@ def rank_tables(
         evidence = {t for channel in KEYWORD_EVIDENCE for t in rankings.get(channel, ())}
         kept = [t for t in order if t in pinned or t in evidence or relevance.cosines.get(t, -1.0) > relevance.floor]
         dropped, order = len(order) - len(kept), kept
-    order = order[:k]
-    with_bridges = expand.complete_joins(order, graph) if graph and config.complete_joins else [(t, False) for t in order]
+    if graph and config.complete_joins:
+        # Bridges take places within k: the caller asked for at most k tables.
+        with_bridges = expand.complete_joins(order, graph)[:k]
+    else:
+        with_bridges = [(t, False) for t in order[:k]]
     ranks = ranks_of(rankings, [t for t, _ in with_bridges])
     ranked = [
         Ranked(t, score_of.get(t, 0.0), ranks[t], pinned=t in pinned, added_for_join=added)

@@ -31,11 +31,11 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(
         2000, ge=1, description="Longest question accepted; longer ones are refused (HTTP 413)."
     )
-    rrf_k: float = Field(60.0, gt=0, description="Reciprocal Rank Fusion constant k (larger flattens ranks).")
-    weight_names: float = Field(1.0, ge=0, description="Fusion weight of the names channel (identifiers).")
+    rrf_k: float = Field(5.0, gt=0, description="Reciprocal Rank Fusion constant k (larger flattens ranks).")
+    weight_names: float = Field(0.5, ge=0, description="Fusion weight of the names channel (identifiers).")
     weight_text: float = Field(1.0, ge=0, description="Fusion weight of the text channel (comments, descriptions).")
     weight_body: float = Field(1.0, ge=0, description="Fusion weight of the body channel (everything, one field).")
-    weight_dense: float = Field(1.0, ge=0, description="Fusion weight of the dense (embedding) channel.")
+    weight_dense: float = Field(1.5, ge=0, description="Fusion weight of the dense (embedding) channel.")
     dense: bool = Field(
         True,
         description=(
@@ -54,7 +54,7 @@ class Settings(BaseSettings):
         ),
     )
     graph_boost: float = Field(
-        0.1,
+        0.2,
         ge=0,
         description=(
             "How much a table gains from foreign-key neighbours among the top candidates "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 
 import pytest
@@ -14,6 +15,7 @@ from schema_search.describe import (
     PROMPT_VERSION,
     DescribeError,
     DescriptionFailed,
+    EmptyDescription,
     ProviderUnavailable,
     describe_and_index,
     describe_catalog,
@@ -26,16 +28,18 @@ from .conftest import tiny_catalog
 class FakeDescriber:
     """Says which table it described; can fail on chosen tables."""
 
-    def __init__(self, model="fake/model", refuse_at=None, fail=(), tag="about"):
+    def __init__(self, model="fake/model", refuse_at=None, fail=(), tag="about", slow_from=None):
         self.model = model
         self.provider = "fake"
-        self.refuse_at, self.fail, self.tag = refuse_at, set(fail), tag
+        self.refuse_at, self.fail, self.tag, self.slow_from = refuse_at, set(fail), tag, slow_from
         self.calls: list[str] = []
         self._lock = threading.Lock()
 
     def describe(self, table, context):
         with self._lock:
             self.calls.append(table.id)
+        if self.slow_from is not None and len(self.calls) > self.slow_from:
+            time.sleep(1)
         if table.id == self.refuse_at:
             raise ProviderUnavailable(self.model, "fake", "AuthenticationError: bad key", "Set FAKE_API_KEY.")
         if table.id in self.fail:
@@ -121,6 +125,25 @@ def test_a_refusing_provider_stops_the_run_and_keeps_what_was_described(tiny_wor
     assert all(t.description for t in live(tiny_workspace).tables)
 
 
+def test_ctrl_c_indexes_what_was_described(tiny_workspace):
+    order = [t.id for t in tiny_catalog().tables]
+    ticks = []
+
+    def progress(total):
+        def tick():
+            ticks.append(1)
+            if len(ticks) == 2:
+                raise KeyboardInterrupt  # Ctrl-C lands on the main thread, here while the 3rd call runs
+
+        return tick
+
+    slow = FakeDescriber(slow_from=2)
+    run = describe_and_index(tiny_workspace, "tiny", slow, concurrency=1, progress=progress)
+    assert run.interrupted and run.described == order[:3]  # the call in flight is kept, queued ones never start
+    assert slow.calls == order[:3]
+    assert {t.id for t in live(tiny_workspace).tables if t.description} == set(order[:3])
+
+
 def test_one_failing_table_does_not_stop_the_others(tiny_workspace):
     run = describe_and_index(tiny_workspace, "tiny", FakeDescriber(fail={"crm.contacts"}))
     assert run.failed == {"crm.contacts": "ContextWindowExceededError: too long"} and run.stopped is None
@@ -128,10 +151,25 @@ def test_one_failing_table_does_not_stop_the_others(tiny_workspace):
     assert live(tiny_workspace).table("crm.contacts").description is None
 
 
-def test_many_failures_in_a_row_stop_the_run():
+def test_a_run_where_nothing_works_stops_but_later_failures_only_count():
     catalog = tiny_catalog()
     run = describe_catalog(catalog, FakeDescriber(fail={t.id for t in catalog.tables}), concurrency=1)
-    assert run.stopped is not None and "5 tables in a row" in run.stopped[1].reason
+    assert run.stopped is not None and "the first 5 tables" in run.stopped[1].reason
+    bigger = catalog.with_tables(
+        [*catalog.tables, *(replace(t, schema="copy") for t in catalog.tables)]
+    )
+    failing = {t.id for t in bigger.tables[1:]}
+    run = describe_catalog(bigger, FakeDescriber(fail=failing), concurrency=1)
+    assert run.stopped is None and len(run.failed) == 9 and len(run.described) == 1
+
+
+def test_empty_answers_never_stop_a_run():
+    class Echo(FakeDescriber):
+        def describe(self, table, context):
+            raise EmptyDescription("the model returned no description")
+
+    run = describe_catalog(tiny_catalog(), Echo(), concurrency=1)
+    assert run.stopped is None and len(run.failed) == 5
 
 
 def test_progress_counts_every_table_to_describe():

@@ -6,7 +6,7 @@ from functools import partial
 
 import pytest
 
-from schema_search.describe import DescriptionFailed, ProviderUnavailable
+from schema_search.describe import DescriptionFailed, EmptyDescription, ProviderUnavailable
 from schema_search.litellm_describer import LiteLLMDescriber
 
 from .conftest import tiny_catalog
@@ -94,7 +94,7 @@ def test_a_table_too_long_fails_alone(litellm):
     too_long = litellm.ContextWindowExceededError("too many tokens", model="gpt-4o-mini", llm_provider="openai")
     with pytest.raises(DescriptionFailed, match="ContextWindowExceededError"):
         describer(flaky(litellm, [too_long])).describe(TABLE, "")
-    with pytest.raises(DescriptionFailed, match="no text"):
+    with pytest.raises(EmptyDescription, match="no description"):
         describer(partial(litellm.completion, mock_response="   ")).describe(TABLE, "")
 
 

@@ -5,7 +5,7 @@ from pytest import approx
 from schema_search.expand import adjacency
 from schema_search.search import Relevance, SearchConfig, rank_tables
 
-BM25 = SearchConfig({"names": 1.0, "body": 1.0}, graph_boost=0.0)
+BM25 = SearchConfig({"names": 1.0, "body": 1.0}, rrf_k=60, graph_boost=0.0)
 
 
 def test_fused_scores_are_rrf_and_channel_ranks_are_reported():
@@ -38,7 +38,7 @@ def test_pins_survive_an_off_topic_verdict():
 
 def test_graph_boost_and_bridges():
     graph = adjacency([("flights", "airports"), ("sic", "singer"), ("sic", "concert")])
-    config = SearchConfig({"body": 1.0}, graph_boost=0.5)
+    config = SearchConfig({"body": 1.0}, rrf_k=60, graph_boost=0.5)
     result = rank_tables({"body": ["flight", "flights", "ship", "airports"]}, config, k=3, graph=graph)
     # RRF scores of neighbouring ranks are close: the linked pair overtakes "flight".
     assert [r.table for r in result.ranked][:2] == ["flights", "airports"]

@@ -94,8 +94,11 @@ def experiment(
         for r in diagnosis.rows
         if r.collapsed and r.before <= r.documents * SHARE_LIMIT
     ]
+    fusion = settings.model_dump(include={"rrf_k", "weight_names", "weight_text", "weight_body", "weight_dense",
+                                          "dense", "scale_by_coverage"})
     return {
         "benchmark": name,
+        "settings": fusion,
         "questions": plain.questions,
         "tables": plain.tables,
         "described": diagnosis.described,
@@ -127,7 +130,12 @@ def markdown(results: list[dict]) -> str:
     header = "| descriptions | " + " | ".join(
         f"{r['benchmark']} R@{k}" for r in results for k in KS
     ) + " |"
-    lines = [header, "|---|" + "---:|" * (len(results) * len(KS))]
+    lines = [
+        f"Fusion settings: {', '.join(f'{k}={v}' for k, v in results[0].get('settings', {}).items())}.",
+        "",
+        header,
+        "|---|" + "---:|" * (len(results) * len(KS)),
+    ]
     for row in results[0]["recall"]:
         cells = [f"{r['recall'][row][f'recall@{k}']:.3f}" for r in results for k in KS]
         lines.append(f"| {row} | " + " | ".join(cells) + " |")

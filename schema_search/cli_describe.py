@@ -58,6 +58,11 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
         f"Described {described} tables in {run.seconds:.1f} s{per_table}; "
         f"{run.fresh} already up to date, {len(run.reused)} restored from the cache, {len(run.failed)} failed."
     )
+    if run.empty:
+        print(
+            f"{len(run.empty)} tables got no usable answer (the model wrote only code), e.g. "
+            f"{', '.join(run.empty[:5])}; a larger model does better (--model)."
+        )
     for table, reason in list(run.failed.items())[:20]:
         print(f"  failed: {table}: {reason}")
     if described or run.reused:

@@ -94,6 +94,7 @@ class DescribeRun:
         reused: tables whose description came from the cache (not the live catalog).
         fresh: tables that already had a fresh description.
         failed: table id -> why, for tables that could not be described.
+        empty: tables the model answered without a usable description (only code).
         stopped: set when the provider refused or was unreachable; the run stopped there.
         interrupted: Ctrl-C stopped the run; what was described before is in ``catalog``.
         seconds: wall time of the model calls.
@@ -104,6 +105,7 @@ class DescribeRun:
     reused: list[str] = field(default_factory=list)
     fresh: int = 0
     failed: dict[str, str] = field(default_factory=dict)
+    empty: list[str] = field(default_factory=list)
     stopped: tuple[str, ProviderUnavailable] | None = None
     interrupted: bool = False
     seconds: float = 0.0
@@ -181,9 +183,13 @@ def describe_catalog(
         except ProviderUnavailable as error:
             run.stopped = run.stopped or (table.id, error)
             return
+        except EmptyDescription:  # a weak model's answer, not a broken provider
+            run.empty.append(table.id)
+            tick()
+            return
         except Exception as error:  # one table's trouble must not lose the others
             run.failed[table.id] = str(error) or type(error).__name__
-            early_failures += not isinstance(error, EmptyDescription)
+            early_failures += 1
             if early_failures >= STOP_AFTER_FAILURES and not run.described and run.stopped is None:
                 run.stopped = (table.id, _too_many_failures(describer, run.failed[table.id]))
                 stop.set()

@@ -65,7 +65,17 @@ class LiteLLMDescriber:
 
     def describe(self, table: Table, context: str) -> str:
         messages = prompt_messages(table, context)
-        extra = {}
+        # Greedy first; small models sometimes answer with the DDL alone, and a second,
+        # sampled try (fixed seed: reruns give the same text) usually writes prose.
+        for sampling in ({"temperature": 0}, {"temperature": 0.7, "seed": 1}):
+            text = clean_description(self._complete(messages, sampling))
+            if text:
+                return text
+        raise EmptyDescription("the model returned no description (only code or nothing), twice")
+
+    def _complete(self, messages: list[dict[str, str]], sampling: dict[str, Any]) -> str:
+        """One answer, with retries and backoff on transient errors."""
+        extra = dict(sampling)
         if self.api_base and self.missing_keys:
             extra["api_key"] = "none"  # local OpenAI-compatible servers ignore the key, the client needs one
         for attempt in range(self.retries + 1):
@@ -76,8 +86,7 @@ class LiteLLMDescriber:
                     api_base=self.api_base,
                     timeout=self.timeout,
                     max_tokens=self.max_tokens,
-                    temperature=0,
-                    drop_params=True,  # models that refuse temperature still answer
+                    drop_params=True,  # a model that refuses temperature or seed still answers
                     num_retries=0,  # retries are ours, so they are counted and backed off once
                     **extra,
                 )
@@ -90,10 +99,7 @@ class LiteLLMDescriber:
                     continue
                 reason = self._reason(error) + (f" (after {attempt + 1} attempts)" if attempt else "")
                 raise ProviderUnavailable(self.model, self.provider, reason, self._hint(kind)) from None
-            text = clean_description(response.choices[0].message.content or "")
-            if not text:
-                raise EmptyDescription("the model returned no description (only code or nothing)")
-            return text
+            return response.choices[0].message.content or ""
         raise AssertionError("unreachable")
 
     def _kind(self, error: Exception) -> str:

@@ -169,7 +169,7 @@ def test_empty_answers_never_stop_a_run():
             raise EmptyDescription("the model returned no description")
 
     run = describe_catalog(tiny_catalog(), Echo(), concurrency=1)
-    assert run.stopped is None and len(run.failed) == 5
+    assert run.stopped is None and len(run.empty) == 5 and run.failed == {}
 
 
 def test_progress_counts_every_table_to_describe():

@@ -98,6 +98,18 @@ def test_a_table_too_long_fails_alone(litellm):
         describer(partial(litellm.completion, mock_response="   ")).describe(TABLE, "")
 
 
+def test_an_answer_of_only_code_is_asked_again_with_sampling(litellm):
+    answers = ["```sql\nCREATE TABLE crm.contacts (id BIGINT);\n```", "People at customer accounts."]
+    temperatures = []
+
+    def completion(**kwargs):
+        temperatures.append(kwargs["temperature"])
+        return litellm.completion(**kwargs, mock_response=answers[len(temperatures) - 1])
+
+    assert describer(completion).describe(TABLE, "") == "People at customer accounts."
+    assert temperatures == [0, 0.7]
+
+
 def test_a_missing_key_fails_before_the_first_table(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ProviderUnavailable) as caught:

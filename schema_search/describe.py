@@ -7,9 +7,9 @@ there into the *text* and *body* fields of the index, never into *names*; the
 database's own comments are never overwritten.
 
 * :class:`Describer` is the one method a backend implements; tests use a fake.
-* :class:`~schema_search.litellm_describer.LiteLLMDescriber` calls any litellm model (``openai/...``,
-  ``anthropic/...``, ``ollama/...``, an OpenAI-compatible ``api_base``) and the
-  embedded default ``local/smollm2`` (see :mod:`schema_search.local_llm`), with a
+* :class:`~schema_search.litellm_describer.LiteLLMDescriber` calls any litellm
+  model (``openai/...``, ``anthropic/...``, ``ollama/...``, an OpenAI-compatible
+  ``api_base``) and the embedded default ``local/smollm2`` (see :mod:`schema_search.local_llm`), with a
   timeout per call and retries with backoff. Keys come from the provider's usual
   environment variables (``OPENAI_API_KEY``, ...) and are never logged.
 * :func:`describe_catalog` skips tables whose description is fresh (same content
@@ -307,9 +307,11 @@ def describe_and_index(
 
     Each description is appended to ``catalogs/<name>/descriptions.jsonl`` the moment
     it exists, so an interrupted run (a crash, Ctrl-C, a refused key) resumes where it
-    stopped; after Ctrl-C or a refusal, what was described is indexed before returning. The new generation rebuilds the whole index (tables whose description did
-    not change get the same documents; tantivy builds ~1,000 tables in ~0.25 s), and
-    is written only when some description changed.
+    stopped; after Ctrl-C or a refusal, what was described is indexed before returning.
+
+    Re-indexing writes a new generation, and only when some description changed. The
+    tantivy index is rebuilt whole (unchanged tables get the same documents; ~0.25 s
+    per 1,000 tables); the dense channel re-embeds only tables whose text changed.
 
     Raises:
         DescribeError: the provider refused or was unreachable; the tables described
@@ -317,11 +319,13 @@ def describe_and_index(
     """
     live = workspace.searcher(name).catalog
     log = DescriptionLog(workspace.store.root / name / CACHE_FILE)
+    concurrency = concurrency or workspace.settings.describe_concurrency
+    concurrency = min(concurrency, getattr(describer, "max_concurrency", None) or concurrency)
     run = describe_catalog(
         live,
         describer,
         only=only,
-        concurrency=concurrency or workspace.settings.describe_concurrency,
+        concurrency=concurrency,
         cache=read_descriptions(log.path),
         on_described=log.append,
         progress=progress,

@@ -56,6 +56,8 @@ class LiteLLMDescriber:
         self.completion = completion or self.litellm.completion
         self.sleep = sleep
         self.provider = self._provider()
+        # The embedded model answers one call at a time (and uses the cores itself).
+        self.max_concurrency = 1 if self.provider == "local" else None
         self.missing_keys = self._missing_keys()
         if self.missing_keys and api_base is None and completion is None:
             # Fail before the first table, not after retries: the call cannot succeed.

@@ -120,8 +120,10 @@ def test_a_missing_key_fails_before_the_first_table(monkeypatch):
 def test_an_unknown_provider_or_local_model_is_named():
     with pytest.raises(ProviderUnavailable, match="which provider"):
         LiteLLMDescriber("no-such-model-anywhere")
+    local = LiteLLMDescriber("local/no-such-model", retries=0)
+    assert local.max_concurrency == 1  # the embedded model takes one call at a time
     with pytest.raises(ProviderUnavailable) as caught:
-        LiteLLMDescriber("local/no-such-model", retries=0).describe(TABLE, "")
+        local.describe(TABLE, "")
     assert "local/smollm2" in caught.value.reason and caught.value.provider == "local"
 
 

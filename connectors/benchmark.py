@@ -27,7 +27,7 @@ def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str
     tables: list[Table] = []
     db_ids: list[str] = []
     for path in paths:
-        for record in _records(path):
+        for record in records(path):
             db_ids.append(record["db_id"])
             if db is None or record["db_id"].lower() == db.lower():
                 tables.extend(database_tables(record))
@@ -49,18 +49,24 @@ def _schemas_file(path: Path) -> Path:
     return path
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
+def records(path: Path, required: tuple[str, ...] = ("db_id", "tables")) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a ``.jsonl`` file, each checked for the ``required`` keys.
+
+    Raises:
+        SourceError: a line that is not JSON, or lacks a required key, with its number.
+    """
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-                record["db_id"], record["tables"]
+                for key in required:
+                    record[key]
             except (json.JSONDecodeError, KeyError, TypeError) as error:
                 raise SourceError(
-                    f"{path}:{number} is not a benchmark schema record ({error}).",
-                    hint='Each line must be a JSON object with "db_id" and "tables".',
+                    f"{path}:{number} is not a valid record ({type(error).__name__}: {error}).",
+                    hint=f"Each line must be a JSON object with {', '.join(required)}.",
                 ) from None
             yield record
 

@@ -17,13 +17,12 @@ that peer baselines can read the files the way an independent tool would.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from connectors.benchmark import FILENAME as SCHEMAS_FILE
-from connectors.benchmark import database_tables
+from connectors.benchmark import database_tables, records
 from schema_search.catalog import Catalog, Table, table_id
 from schema_search.errors import SourceError
 
@@ -159,17 +158,4 @@ def _jsonl(path: Path, required: tuple[str, ...]) -> Iterator[dict[str, Any]]:
             f"{path} does not exist.",
             hint=f"A benchmark folder holds {SCHEMAS_FILE} and {QUESTIONS_FILE} (see ../shared/benchmarks/).",
         )
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                for key in required:
-                    record[key]
-            except (json.JSONDecodeError, KeyError, TypeError) as error:
-                raise SourceError(
-                    f"{path}:{number} is not a valid record ({type(error).__name__}: {error}).",
-                    hint=f"Each line must be a JSON object with {', '.join(required)}.",
-                ) from None
-            yield record
+    yield from records(path, required)

@@ -1,4 +1,4 @@
-"""Connectors turn a schema source into a :class:`~schema_search.catalog.Catalog`.
+"""Connectors turn a schema source into a :class:`~schema_search.tables.catalog.Catalog`.
 
 Each connector is a module with two functions:
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from schema_search.catalog import Catalog
 from schema_search.errors import SourceError
+from schema_search.tables.catalog import Catalog
 
 from . import benchmark, ddl, sqlalchemy_url
 

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from schema_search.catalog import Catalog, Column, ForeignKey, Table, table_id
 from schema_search.errors import SourceError
+from schema_search.tables.catalog import Catalog, Column, ForeignKey, Table, table_id
 
 FILENAME = "schemas.jsonl"
 

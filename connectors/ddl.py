@@ -14,8 +14,8 @@ from pathlib import Path
 
 from sqlglot.dialects.dialect import Dialects
 
-from schema_search.catalog import Catalog
 from schema_search.errors import SourceError
+from schema_search.tables.catalog import Catalog
 
 from .ddl_reader import DdlResult, Script, read_ddl
 

@@ -10,7 +10,7 @@ from typing import Iterable
 
 from sqlglot import exp
 
-from schema_search.catalog import Column
+from schema_search.tables.catalog import Column
 
 
 def column(node: exp.ColumnDef, dialect: str) -> Column:

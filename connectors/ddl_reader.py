@@ -24,7 +24,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
-from schema_search.catalog import Column, ForeignKey, Table, TableKind, table_id
+from schema_search.tables.catalog import Column, ForeignKey, Table, TableKind, table_id
 
 from . import ddl_nodes
 from .ddl_statements import Statement, split_statements, statement_label, unwrap_mysql_executable_comments

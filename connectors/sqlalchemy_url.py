@@ -19,8 +19,8 @@ from urllib.parse import quote, unquote
 from sqlalchemy import URL, Engine, create_engine, inspect, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-from schema_search.catalog import Catalog, Table
 from schema_search.errors import SourceError
+from schema_search.tables.catalog import Catalog, Table
 
 from . import duckdb_tables, inspector_tables
 

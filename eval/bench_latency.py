@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from schema_search import index as tantivy_index
-from schema_search.analyzer import words
-from schema_search.catalog import Catalog, Column, ForeignKey, Table, table_id
+from schema_search.core import index as tantivy_index
+from schema_search.core.analyzer import words
 from schema_search.settings import Settings
+from schema_search.tables.catalog import Catalog, Column, ForeignKey, Table, table_id
 from schema_search.workspace import Workspace
 
 VOCABULARY = """account address adjustment agent alert allocation approval asset attachment audit balance

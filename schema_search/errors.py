@@ -30,10 +30,10 @@ class InvalidInput(SchemaSearchError):
 
 
 class SourceError(SchemaSearchError):
-    """A schema source could not be read: wrong URL, missing file, malformed DDL."""
+    """A source could not be read: wrong URL, missing file, malformed DDL, no readable documents."""
 
     status = 400
-    title = "Schema source could not be read"
+    title = "Source could not be read"
 
 
 class CatalogNotFound(SchemaSearchError):
@@ -44,6 +44,18 @@ class CatalogNotFound(SchemaSearchError):
 class TableNotFound(SchemaSearchError):
     status = 404
     title = "Table not found"
+
+
+class CorpusNotFound(SchemaSearchError):
+    status = 404
+    title = "Corpus not found"
+
+
+class DocumentNotFound(SchemaSearchError):
+    """No chunk or document with that source ID in the corpus."""
+
+    status = 404
+    title = "Document not found"
 
 
 class PayloadTooLarge(SchemaSearchError):
@@ -57,7 +69,14 @@ class Forbidden(SchemaSearchError):
 
 
 class Busy(SchemaSearchError):
-    """Another process is re-indexing the same catalog right now."""
+    """Another process is re-indexing the same catalog or corpus right now."""
 
     status = 409
-    title = "Catalog is being indexed"
+    title = "Being indexed"
+
+
+class IndexUnreadable(SchemaSearchError):
+    """A stored generation cannot be opened (damaged, or from another release): re-index it."""
+
+    status = 409
+    title = "Index must be rebuilt"

@@ -1,15 +1,17 @@
-"""The MCP server: a factory whose tools are a few lines over :class:`~schema_search.tools.SchemaTools`.
+"""The MCP server: a factory whose tools are a few lines over the agent tools for tables and documents.
 
-Every tool is read-only (annotated so) and returns both a text rendering, with schema
-text fenced as data, and structured content. The citation ledger is kept per client
-session: the ``Mcp-Session-Id`` of a stateful HTTP session, else one ledger for the
-process (stdio serves exactly one client). Stateless HTTP clients of one server
-cannot be told apart, so they share that ledger.
+One server may serve a catalog, one or more corpora, or both. Every tool is
+read-only (annotated so) and returns both a text rendering, with schema and
+document text fenced as data, and structured content (some clients drop one of
+the two). The citation ledger is kept per client session: the ``Mcp-Session-Id``
+of a stateful HTTP session, else one ledger for the process (stdio serves exactly
+one client). Stateless HTTP clients of one server cannot be told apart, so they
+share that ledger. ``resolve_citations`` resolves table and passage IDs alike.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any, Callable, Sequence
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -17,81 +19,120 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from . import __version__
-from .citations import CitationReport, Ledger, Ledgers
-from .errors import SchemaSearchError
-from .sqlcheck import Validation
-from .tools import (
-    DESCRIPTIONS,
-    NOTICE,
-    GetTableResult,
-    SchemaTools,
-    SearchTablesResult,
-    citations_text,
-    search_text,
-    table_text,
-    validation_text,
-)
+from .agent import doc_tools, table_tools
+from .agent.citations import CitationReport, Ledger, Ledgers
+from .agent.doc_tools import DocTools, GetDocumentResult, SearchDocsResult
+from .agent.sqlcheck import Validation
+from .agent.table_tools import GetTableResult, SchemaTools, SearchTablesResult
+from .errors import InvalidInput, SchemaSearchError
 from .workspace import Workspace
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 _LOCAL_SESSION = "local"
 
 
-def create_server(workspace: Workspace, catalog: str) -> MCPServer:
-    """An MCP server over one catalog. Nothing runs until the caller runs it.
+def create_server(workspace: Workspace, catalog: str | None = None, corpora: Sequence[str] = ()) -> MCPServer:
+    """An MCP server over a catalog and/or corpora. Nothing runs until the caller runs it.
 
     Raises:
-        CatalogNotFound: there is no such catalog.
+        InvalidInput: neither a catalog nor a corpus was given.
+        CatalogNotFound, CorpusNotFound: one of them does not exist.
     """
-    tools = SchemaTools(workspace, catalog)
+    if catalog is None and not corpora:
+        raise InvalidInput("Nothing to serve.", hint="Give --catalog NAME, --corpus NAME, or both.")
+    tables = SchemaTools(workspace, catalog) if catalog else None
+    docs = DocTools(workspace, list(corpora)) if corpora else None
     ledgers = Ledgers()
-    server = MCPServer(
-        "schema-search",
-        version=__version__,
-        log_level="WARNING",
-        instructions=(
-            f"Schema retrieval over the catalog {catalog!r}. Call search_tables with the question, "
-            "get_table for a table's full DDL, validate_sql before you answer with SQL, and "
-            "resolve_citations on your final answer. " + NOTICE
-        ),
-    )
+    server = MCPServer("schema-search", version=__version__, log_level="WARNING", instructions=_instructions(catalog, corpora))
 
     def ledger(ctx: Context) -> Ledger:
         headers = ctx.headers or {}
         return ledgers(headers.get("mcp-session-id") or _LOCAL_SESSION)
 
-    @server.tool(description=DESCRIPTIONS["search_tables"], annotations=READ_ONLY)
+    if tables is not None:
+        _add_table_tools(server, tables, ledger)
+    if docs is not None:
+        _add_doc_tools(server, docs, ledger)
+
+    @server.tool(description=_RESOLVE, annotations=READ_ONLY)
+    def resolve_citations(
+        text: Annotated[str, Field(description="The answer, with [T3fa21c] / [S3fa21c]-style citations.")],
+        ctx: Context,
+    ) -> Annotated[CallToolResult, CitationReport]:
+        return _answer(lambda: ledger(ctx).resolve(text), table_tools.citations_text)
+
+    return server
+
+
+_RESOLVE = (
+    "Replace the [T3fa21c] / [S3fa21c]-style IDs in a finished answer with the tables and URLs they stand "
+    "for, and list IDs never returned to you (fabricated) and URLs no result carried. Call it on your final answer."
+)
+
+
+def _instructions(catalog: str | None, corpora: Sequence[str]) -> str:
+    parts = []
+    if catalog:
+        parts.append(
+            f"Schema retrieval over the catalog {catalog!r}: call search_tables with the question, get_table "
+            "for a table's full DDL, validate_sql before you answer with SQL."
+        )
+    if corpora:
+        parts.append(
+            f"Document retrieval over {', '.join(map(repr, corpora))}: call search_docs with the question, "
+            "get_document to read a passage's whole page."
+        )
+    parts.append("Call resolve_citations on your final answer.")
+    if catalog:
+        parts.append(table_tools.NOTICE)
+    if corpora:
+        parts.append(doc_tools.NOTICE)
+    return " ".join(parts)
+
+
+def _add_table_tools(server: MCPServer, tools: SchemaTools, ledger: Callable[[Context], Ledger]) -> None:
+    @server.tool(description=table_tools.DESCRIPTIONS["search_tables"], annotations=READ_ONLY)
     def search_tables(
         question: Annotated[str, Field(description="The question, in plain language.")],
         ctx: Context,
         k: Annotated[int | None, Field(description="How many tables at most (default 10).", ge=1)] = None,
     ) -> Annotated[CallToolResult, SearchTablesResult]:
-        return _answer(lambda: tools.search_tables(question, k, ledger(ctx)), search_text)
+        return _answer(lambda: tools.search_tables(question, k, ledger(ctx)), table_tools.search_text)
 
-    @server.tool(description=DESCRIPTIONS["get_table"], annotations=READ_ONLY)
+    @server.tool(description=table_tools.DESCRIPTIONS["get_table"], annotations=READ_ONLY)
     def get_table(
         table_or_source_id: Annotated[str, Field(description="schema.table, a bare table name, or an ID like T3fa21c.")],
         ctx: Context,
     ) -> Annotated[CallToolResult, GetTableResult]:
-        return _answer(lambda: tools.get_table(table_or_source_id, ledger(ctx)), table_text)
+        return _answer(lambda: tools.get_table(table_or_source_id, ledger(ctx)), table_tools.table_text)
 
-    @server.tool(description=DESCRIPTIONS["validate_sql"], annotations=READ_ONLY)
+    @server.tool(description=table_tools.DESCRIPTIONS["validate_sql"], annotations=READ_ONLY)
     def validate_sql(
         sql: Annotated[str, Field(description="The SQL to check.")],
         dialect: Annotated[
             str | None, Field(description="sqlglot dialect (postgres, sqlite, duckdb, ...); default: the catalog's.")
         ] = None,
     ) -> Annotated[CallToolResult, Validation]:
-        return _answer(lambda: tools.validate_sql(sql, dialect), validation_text)
+        return _answer(lambda: tools.validate_sql(sql, dialect), table_tools.validation_text)
 
-    @server.tool(description=DESCRIPTIONS["resolve_citations"], annotations=READ_ONLY)
-    def resolve_citations(
-        text: Annotated[str, Field(description="The answer, with [T3fa21c]-style citations.")],
+
+def _add_doc_tools(server: MCPServer, tools: DocTools, ledger: Callable[[Context], Ledger]) -> None:
+    @server.tool(description=doc_tools.DESCRIPTIONS["search_docs"], annotations=READ_ONLY)
+    def search_docs(
+        question: Annotated[str, Field(description="The question, in plain language.")],
         ctx: Context,
-    ) -> Annotated[CallToolResult, CitationReport]:
-        return _answer(lambda: tools.resolve_citations(text, ledger(ctx)), citations_text)
+        k: Annotated[int | None, Field(description="How many passages at most (default 10).", ge=1)] = None,
+        corpus: Annotated[str | None, Field(description="Which corpus; default: every one served.")] = None,
+    ) -> Annotated[CallToolResult, SearchDocsResult]:
+        return _answer(lambda: tools.search_docs(question, k, ledger(ctx), corpus), doc_tools.search_docs_text)
 
-    return server
+    @server.tool(description=doc_tools.DESCRIPTIONS["get_document"], annotations=READ_ONLY)
+    def get_document(
+        id: Annotated[str, Field(description="A source ID like S3fa21c, from search_docs.")],
+        ctx: Context,
+        corpus: Annotated[str | None, Field(description="Which corpus; default: every one served.")] = None,
+    ) -> Annotated[CallToolResult, GetDocumentResult]:
+        return _answer(lambda: tools.get_document(id, ledger(ctx), corpus), doc_tools.document_text)
 
 
 def _answer(call: Callable[[], BaseModel], text: Callable[[Any], str]) -> CallToolResult:

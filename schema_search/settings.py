@@ -24,7 +24,7 @@ class Settings(BaseSettings):
 
     home: Path = Field(
         default_factory=_default_home,
-        description="Data directory holding one folder per catalog (its index generations).",
+        description="Data directory holding one folder per catalog and per corpus (their index generations).",
     )
     default_k: int = Field(10, ge=1, description="Candidates returned when a request does not say k.")
     max_k: int = Field(100, ge=1, description="Largest k a request may ask for.")
@@ -77,6 +77,35 @@ class Settings(BaseSettings):
     channel_depth: int = Field(
         100, ge=1, description="How many matches each channel contributes to fusion."
     )
+    docs_chunk_tokens: int = Field(
+        200,
+        ge=48,
+        description=(
+            "Size a document chunk grows to, in the embedding model's tokens, context header and overlap "
+            "included (the model reads at most 256)."
+        ),
+    )
+    docs_chunk_overlap: int = Field(
+        30, ge=0, description="Tokens of the previous chunk of the same section that a chunk repeats."
+    )
+    docs_weight_headings: float = Field(
+        0.5, ge=0, description="Fusion weight of the documents' headings channel (title and heading path)."
+    )
+    docs_weight_body: float = Field(1.0, ge=0, description="Fusion weight of the documents' body channel (chunk text).")
+    docs_weight_dense: float = Field(1.5, ge=0, description="Fusion weight of the documents' dense channel.")
+    docs_rrf_k: float = Field(5.0, gt=0, description="Reciprocal Rank Fusion constant k for documents.")
+    docs_pin_share: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description=(
+            "A verbatim reference in a question (PEP 572, HTTPException, 3.12) pins the chunks about it only "
+            "when at most this share of the documents contain it; 0 turns pinning of chunks off."
+        ),
+    )
+    max_upload_files: int = Field(
+        10_000, ge=1, description="Most files an uploaded document archive may hold (HTTP 413 above)."
+    )
     allow_url_sources: bool = Field(
         False,
         description=(
@@ -92,7 +121,7 @@ class Settings(BaseSettings):
         ),
     )
     max_upload_bytes: int = Field(
-        20_000_000, ge=1, description="Largest DDL upload accepted over HTTP, in bytes (HTTP 413 above)."
+        20_000_000, ge=1, description="Largest DDL or document upload accepted over HTTP, in bytes (HTTP 413 above)."
     )
     host: str = Field("127.0.0.1", description="Address `schema-search serve` listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port `schema-search serve` listens on.")
@@ -136,8 +165,12 @@ class Settings(BaseSettings):
         ),
     )
 
+    def docs_weights(self) -> dict[str, float]:
+        """Fusion weight per documents channel."""
+        return {"headings": self.docs_weight_headings, "body": self.docs_weight_body, "dense": self.docs_weight_dense}
+
     def weights(self) -> dict[str, float]:
-        """Fusion weight per channel."""
+        """Fusion weight per tables channel."""
         return {
             "names": self.weight_names,
             "text": self.weight_text,

@@ -1,7 +1,9 @@
-"""The operations every adapter offers: index, list, search, show a table.
+"""The operations every adapter offers, for catalogs (tables) and corpora (documents).
 
 CLI, HTTP and MCP are thin layers over one :class:`Workspace`; input checks live here
-so every adapter refuses the same things with the same words.
+so every adapter refuses the same things with the same words. Both kinds are stored
+and searched by the same core (``core.store``, ``core.build``, ``core.channels``);
+this class only picks the kind and turns results into wire models.
 """
 
 from __future__ import annotations
@@ -9,34 +11,47 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, TypeVar
 
-from . import index as tantivy_index
-from .candidates import candidates, table_detail
-from .catalog import Catalog, Table, source_id
-from .dense import DenseIndex, Embedder, build_dense, shared_embedder
-from .documents import FIELDS, table_document
-from .errors import InvalidInput, PayloadTooLarge, SourceError, TableNotFound
-from .models import CatalogInfo, IndexResult, SearchResponse, TableDetail
-from .search import CatalogSearcher, SearchConfig, field_coverage
+from .core.build import Progress, write_indexes
+from .core.dense import DenseIndex, Embedder, shared_embedder
+from .core.store import Generation, Shelf, Store, check_name
+from .docs import results
+from .docs.chunker import Chunking
+from .docs.corpus import Corpus, write_corpus
+from .docs.documents import CHUNKS
+from .docs.models import CorpusIndexResult, CorpusInfo, DocsSearchResponse, SourceDetail
+from .docs.search import CorpusSearcher, DocsSearchConfig
+from .docs.sources import read_corpus
+from .errors import CatalogNotFound, CorpusNotFound, InvalidInput, PayloadTooLarge, SourceError
 from .settings import Settings
-from .store import Generation, Store, check_name
+from .tables.candidates import candidates, find_table, table_detail
+from .tables.catalog import Catalog
+from .tables.documents import TABLES
+from .tables.models import CatalogInfo, IndexResult, SearchResponse, TableDetail
+from .tables.search import CATALOG_FILE, CatalogSearcher, SearchConfig
 
+CATALOGS = Shelf("catalogs", "catalog", CatalogNotFound, "schema-search index SOURCE --catalog {name}")
+CORPORA = Shelf("corpora", "corpus", CorpusNotFound, "schema-search docs index FOLDER --corpus {name}")
 
-# Wraps a sequence while it is worked through, e.g. in a progress bar: (items, label) -> items.
-Progress = Callable[[Sequence[Table], str], Iterable[Table]]
+Searcher = TypeVar("Searcher", CatalogSearcher, CorpusSearcher)
 
 
 class Workspace:
-    """The catalogs under one data directory, with searchers cached per generation."""
+    """The catalogs and corpora under one data directory, with searchers cached per generation."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self.store = Store(self.settings.home)
-        self._searchers: dict[str, CatalogSearcher] = {}
+        self.store = Store(self.settings.home, CATALOGS)
+        self.corpus_store = Store(self.settings.home, CORPORA)
+        self._searchers: dict[tuple[str, str], CatalogSearcher | CorpusSearcher] = {}
         self._lock = threading.Lock()
 
-    # -- writing -------------------------------------------------------------------
+    def embedder(self) -> Embedder:
+        """The embedding model, loaded on first use and shared by the process."""
+        return shared_embedder(self.settings.embedding_threads)
+
+    # -- catalogs: writing ---------------------------------------------------------
 
     def index_source(
         self,
@@ -69,49 +84,28 @@ class Workspace:
         started = time.perf_counter()
 
         def build(path: Path) -> dict:
-            tables = progress(catalog.tables, "indexing") if progress else catalog.tables
-            tantivy_index.build((table_document(t) for t in tables), path / "index")
-            manifest = {"fields": list(FIELDS), "coverage": field_coverage(catalog)}
-            if self.settings.dense:
-                vectors, encoded = build_dense(catalog.tables, self.embedder(), self._previous_vectors(catalog.name))
-                vectors.save(path)
-                manifest["dense"] = {"model": vectors.model, "encoded": encoded, "floor": vectors.floor}
-            return manifest
+            (path / CATALOG_FILE).write_text(catalog.to_json(), encoding="utf-8")
+            manifest = {"tables": len(catalog.tables)}
+            return manifest | self._write_indexes(path, self.store, catalog.name, TABLES, catalog.tables, progress)
 
-        generation = self.store.write(catalog, build)
-        return IndexResult(catalog=self._info(generation, catalog), seconds=round(time.perf_counter() - started, 3))
-
-    def _previous_vectors(self, catalog: str) -> DenseIndex | None:
-        """The live generation's embeddings, so unchanged tables are not encoded again."""
-        if catalog not in self.store.names():
-            return None
-        return DenseIndex.load(self.store.current(catalog).path)
-
-    def embedder(self) -> Embedder:
-        """The embedding model, loaded on first use and shared by the process."""
-        return shared_embedder(self.settings.embedding_threads)
+        generation = self.store.write(catalog.name, build)
+        return IndexResult(catalog=_catalog_info(generation, catalog), seconds=_since(started))
 
     def delete(self, catalog: str) -> None:
         self.store.delete(catalog)
 
-    # -- reading -------------------------------------------------------------------
+    # -- catalogs: reading ---------------------------------------------------------
 
     def catalogs(self) -> list[CatalogInfo]:
         return [self.info(name) for name in self.store.names()]
 
     def info(self, catalog: str) -> CatalogInfo:
         searcher = self.searcher(catalog)
-        return self._info(self.store.current(catalog), searcher.catalog)
+        return _catalog_info(self.store.current(catalog), searcher.catalog)
 
     def searcher(self, catalog: str) -> CatalogSearcher:
         """The searcher of the live generation, reopened when a new one is swapped in."""
-        generation = self.store.current(catalog)
-        with self._lock:
-            cached = self._searchers.get(catalog)
-            if cached is None or cached.generation != generation.id:
-                cached = CatalogSearcher.open(generation, self.embedder() if self.settings.dense else None)
-                self._searchers[catalog] = cached
-            return cached
+        return self._open(self.store, catalog, CatalogSearcher.open)
 
     def search_config(self) -> SearchConfig:
         s = self.settings
@@ -140,10 +134,102 @@ class Workspace:
     def table(self, catalog: str, table: str) -> TableDetail:
         """One table by id (``schema.table``), bare name when unique, or source ID."""
         searcher = self.searcher(catalog)
-        found = _find_table(searcher.catalog, table)
-        return table_detail(searcher.catalog, found)
+        return table_detail(searcher.catalog, find_table(searcher.catalog, table))
+
+    # -- corpora: writing ----------------------------------------------------------
+
+    def index_corpus(
+        self,
+        folder: Path,
+        *,
+        corpus: str,
+        url_template: str | None = None,
+        progress: Progress | None = None,
+        origin: str | None = None,
+    ) -> CorpusIndexResult:
+        """Read every supported file under ``folder``, chunk it, and index it as ``corpus``.
+
+        Files that cannot be read become warnings; the corpus indexes without them.
+        ``origin`` is recorded as the source instead of a folder that will not last (``upload``).
+
+        Raises:
+            SourceError: no file under ``folder`` could be read.
+        """
+        check_name(corpus, "corpus")
+        started = time.perf_counter()
+        chunking = self.chunking()
+        read = read_corpus(Path(folder), corpus, chunking, url_template=url_template, progress=progress, origin=origin)
+
+        def build(path: Path) -> dict:
+            write_corpus(path, read)
+            manifest = {"documents": len(read.documents), "chunks": len(read.chunks), "chunking": chunking.describe()}
+            return manifest | self._write_indexes(path, self.corpus_store, corpus, CHUNKS, read.chunks, progress)
+
+        generation = self.corpus_store.write(corpus, build)
+        return CorpusIndexResult(corpus=_corpus_info(generation, read), seconds=_since(started))
+
+    def delete_corpus(self, corpus: str) -> None:
+        self.corpus_store.delete(corpus)
+
+    # -- corpora: reading ----------------------------------------------------------
+
+    def corpora(self) -> list[CorpusInfo]:
+        return [self.corpus_info(name) for name in self.corpus_store.names()]
+
+    def corpus_info(self, corpus: str) -> CorpusInfo:
+        searcher = self.corpus_searcher(corpus)
+        return _corpus_info(self.corpus_store.current(corpus), searcher.corpus)
+
+    def corpus_searcher(self, corpus: str) -> CorpusSearcher:
+        return self._open(self.corpus_store, corpus, CorpusSearcher.open)
+
+    def docs_config(self) -> DocsSearchConfig:
+        s = self.settings
+        return DocsSearchConfig(
+            weights=s.docs_weights(),
+            rrf_k=s.docs_rrf_k,
+            depth=s.channel_depth,
+            scale_by_coverage=s.scale_by_coverage,
+            pin_identifiers=s.pin_identifiers and s.docs_pin_share > 0,
+            pin_share=s.docs_pin_share,
+            relevance_floor=s.relevance_floor,
+        )
+
+    def chunking(self) -> Chunking:
+        """Chunk sizes from the settings; checked with the embedding model's tokenizer when it is on."""
+        counter = self.embedder() if self.settings.dense else None
+        cap = getattr(counter, "max_tokens", Chunking.max_tokens)
+        return Chunking(
+            min(self.settings.docs_chunk_tokens, cap), self.settings.docs_chunk_overlap, cap, counter
+        )
+
+    def search_docs(self, corpus: str, question: str, k: int | None = None) -> DocsSearchResponse:
+        question, k = self._check_request(question, k)
+        searcher = self.corpus_searcher(corpus)
+        found = searcher.search(question, k, self.docs_config())
+        return results.response(searcher, question, found)
+
+    def source(self, corpus: str, source_id: str) -> SourceDetail:
+        """A chunk, or a whole document, by its source ID (``S3fa21c``)."""
+        return results.detail(self.corpus_searcher(corpus), source_id)
 
     # -- helpers -------------------------------------------------------------------
+
+    def _open(self, store: Store, name: str, opener: Callable[[Generation, Embedder | None], Searcher]) -> Searcher:
+        generation = store.current(name)
+        key = (store.shelf.folder, name)
+        with self._lock:
+            cached = self._searchers.get(key)
+            if cached is None or cached.generation != generation.id:
+                embedder = self.embedder() if self.settings.dense else None
+                cached = store.open(name, lambda live: opener(live, embedder))
+                self._searchers[key] = cached
+            return cached
+
+    def _write_indexes(self, path: Path, store: Store, name: str, kind, items, progress: Progress | None) -> dict:
+        embedder = self.embedder() if self.settings.dense else None
+        previous = _previous_vectors(store, name) if embedder else None
+        return write_indexes(path, kind, items, embedder, previous, progress)
 
     def _check_request(self, question: str, k: int | None) -> tuple[str, int]:
         s = self.settings
@@ -160,34 +246,45 @@ class Workspace:
             raise InvalidInput(f"k={k} is out of range.", hint=f"Use 1 <= k <= {s.max_k}.")
         return question, k
 
-    @staticmethod
-    def _info(generation: Generation, catalog: Catalog) -> CatalogInfo:
-        manifest = generation.manifest()
-        views = sum(t.kind == "view" for t in catalog.tables)
-        return CatalogInfo(
-            name=catalog.name,
-            tables=len(catalog.tables) - views,
-            views=views,
-            source=catalog.source,
-            generation=generation.id,
-            built_at=manifest["built_at"],
-            warnings=list(catalog.warnings),
-        )
+
+def _previous_vectors(store: Store, name: str) -> DenseIndex | None:
+    """The live generation's embeddings, so unchanged items are not encoded again."""
+    if name not in store.names():
+        return None
+    try:
+        return DenseIndex.load(store.current(name).path)
+    except (OSError, ValueError, KeyError):  # unreadable: encode everything afresh
+        return None
 
 
-def _find_table(catalog: Catalog, wanted: str) -> Table:
-    wanted = wanted.strip()
-    found = catalog.table(wanted)
-    if found:
-        return found
-    lowered = wanted.lower()
-    matches = [t for t in catalog.tables if source_id(catalog.name, t.id).lower() == lowered or t.name.lower() == lowered]
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        options = ", ".join(t.id for t in matches[:10])
-        raise TableNotFound(f"{wanted!r} is ambiguous in catalog {catalog.name!r}.", hint=f"Use one of: {options}.")
-    raise TableNotFound(
-        f"No table {wanted!r} in catalog {catalog.name!r}.",
-        hint="Give a table id as `schema.table` (see search results) or a source ID like T3fa21c.",
+def _since(started: float) -> float:
+    return round(time.perf_counter() - started, 3)
+
+
+def _catalog_info(generation: Generation, catalog: Catalog) -> CatalogInfo:
+    manifest = generation.manifest()
+    views = sum(t.kind == "view" for t in catalog.tables)
+    return CatalogInfo(
+        name=catalog.name,
+        tables=len(catalog.tables) - views,
+        views=views,
+        source=catalog.source,
+        generation=generation.id,
+        built_at=manifest["built_at"],
+        warnings=list(catalog.warnings),
+    )
+
+
+def _corpus_info(generation: Generation, corpus: Corpus) -> CorpusInfo:
+    manifest = generation.manifest()
+    return CorpusInfo(
+        name=corpus.name,
+        documents=len(corpus.documents),
+        chunks=len(corpus.chunks),
+        source=corpus.source,
+        generation=generation.id,
+        built_at=manifest["built_at"],
+        dense=bool(manifest.get("dense")),
+        unrelated_distance=results.distance(manifest["dense"].get("nearest_floor")) if manifest.get("dense") else None,
+        warnings=list(corpus.warnings),
     )

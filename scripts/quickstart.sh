@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quick start: set up, index the sample CRM schema, and ask it a question.
+# Quick start: set up, index the sample CRM schema and the sample handbook, and ask each a question.
 # No API key, no network beyond the package registry, no external server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,14 @@ question=${1:-"Which contacts opened or clicked an email from a campaign?"}
 echo
 echo "Q: $question"
 $ss search "$question" --catalog crm -k 5
+
+echo
+$ss docs index sample_docs/handbook --corpus handbook
+docs_question=${2:-"Who has to approve a refund of 800 euros?"}
+echo
+echo "Q: $docs_question"
+$ss docs search "$docs_question" --corpus handbook -k 3
 echo
 echo "Next: .venv/bin/schema-search serve   (HTTP API on http://127.0.0.1:8000, docs at /docs)"
+echo "      .venv/bin/schema-search mcp --catalog crm --corpus handbook   (MCP over stdio)"
 echo "      SCHEMA_SEARCH_HOME=$SCHEMA_SEARCH_HOME"

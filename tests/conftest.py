@@ -12,12 +12,13 @@ import pytest
 os.environ.setdefault("SCHEMA_SEARCH_EMBEDDING_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from schema_search.catalog import Catalog, Column, ForeignKey, Table
 from schema_search.settings import Settings
+from schema_search.tables.catalog import Catalog, Column, ForeignKey, Table
 from schema_search.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_schemas"
+HANDBOOK = REPO / "sample_docs" / "handbook"
 SHARED = REPO.parent / "shared"
 
 
@@ -81,4 +82,12 @@ def workspace(settings: Settings) -> Workspace:
 @pytest.fixture
 def tiny_workspace(workspace: Workspace) -> Workspace:
     workspace.index_catalog(tiny_catalog())
+    return workspace
+
+
+@pytest.fixture(scope="session")
+def handbook_workspace(tmp_path_factory) -> Workspace:
+    """The sample handbook indexed once, dense channel included; tests only read it."""
+    workspace = Workspace(Settings(home=tmp_path_factory.mktemp("handbook-home"), embedding_threads=1))
+    workspace.index_corpus(HANDBOOK, corpus="handbook")
     return workspace

@@ -1,0 +1,1 @@
+"""The documents eval: page recall of our corpus search next to peers, on committed question sets."""

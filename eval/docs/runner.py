@@ -1,0 +1,120 @@
+"""Ask every question set of every configuration: page recall, MRR, latency, off-topic behaviour.
+
+Page recall@k is all-gold: a question counts when every gold page is among the
+first k distinct pages. Questions without gold pages measure off-topic behaviour
+only: the share a configuration flags ``off_topic`` (peers never do). Answerable
+questions flagged ``off_topic`` count as misses, and their share is reported too.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..metrics import all_gold_recall, mean, percentile, reciprocal_rank
+from .configs import DocsConfig
+from .questions import QuestionSet
+
+KS = (1, 3, 5, 10)
+
+
+@dataclass
+class SetResult:
+    """One configuration on one question set."""
+
+    config: str
+    questions: int
+    recall: dict[int, float]
+    mrr: float
+    p50_ms: float
+    p99_ms: float
+    unanswerable: int = 0
+    flagged_off_topic: float | None = None  # share of unanswerable questions flagged off topic
+    false_off_topic: float = 0.0  # share of answerable questions flagged off topic
+    misses: list[str] = field(default_factory=list)
+    by_kind: dict[str, dict[int, float]] = field(default_factory=dict)  # kind -> recall at each k, when a set mixes kinds
+
+
+@dataclass
+class DocsEvalRun:
+    corpus: str
+    documents: int
+    chunks: int
+    ks: tuple[int, ...]
+    sets: dict[str, list[SetResult]]
+
+    def to_json(self) -> dict:
+        return {
+            "corpus": self.corpus,
+            "documents": self.documents,
+            "chunks": self.chunks,
+            "sets": {
+                name: [
+                    {
+                        "config": r.config,
+                        "questions": r.questions,
+                        **{f"page_recall@{k}": round(r.recall[k], 4) for k in self.ks},
+                        "mrr": round(r.mrr, 4),
+                        "p50_ms": round(r.p50_ms, 3),
+                        "p99_ms": round(r.p99_ms, 3),
+                        "unanswerable": r.unanswerable,
+                        "flagged_off_topic": None if r.flagged_off_topic is None else round(r.flagged_off_topic, 4),
+                        "false_off_topic": round(r.false_off_topic, 4),
+                        **{
+                            f"{kind}.page_recall@{k}": round(value, 4)
+                            for kind, by_k in r.by_kind.items()
+                            for k, value in by_k.items()
+                        },
+                    }
+                    for r in results
+                ]
+                for name, results in self.sets.items()
+            },
+        }
+
+
+def evaluate(
+    configs: dict[str, DocsConfig], sets: Sequence[QuestionSet], ks: Sequence[int] = KS, *, corpus: str = "",
+    documents: int = 0, chunks: int = 0,
+) -> DocsEvalRun:
+    ks = tuple(sorted(set(ks)))
+    return DocsEvalRun(
+        corpus, documents, chunks, ks, {s.name: [_evaluate(c, s, ks) for c in configs.values()] for s in sets}
+    )
+
+
+def _evaluate(config: DocsConfig, questions: QuestionSet, ks: tuple[int, ...]) -> SetResult:
+    if questions.questions:  # warm up: the first call may load or compile lazily
+        config.rank(questions.questions[0].text, max(ks))
+    recall: dict[int, list[float]] = {k: [] for k in ks}
+    kinds: dict[str, dict[int, list[float]]] = {}
+    rr, timings, flagged, wrongly, misses = [], [], [], [], []
+    for question in questions.questions:
+        started = time.perf_counter()
+        pages, off_topic = config.rank(question.text, max(ks))
+        timings.append((time.perf_counter() - started) * 1000)
+        if not question.answerable:
+            flagged.append(float(off_topic))
+            continue
+        wrongly.append(float(off_topic))
+        for k in ks:
+            hit = all_gold_recall(pages, question.gold, k)
+            recall[k].append(hit)
+            kinds.setdefault(question.kind, {n: [] for n in ks})[k].append(hit)
+        rr.append(reciprocal_rank(pages, question.gold))
+        if not all_gold_recall(pages, question.gold, min(5, max(ks))):
+            misses.append(question.text)
+    return SetResult(
+        config=config.name,
+        questions=len(rr),
+        recall={k: mean(v) for k, v in recall.items()},
+        mrr=mean(rr),
+        p50_ms=percentile(timings, 50),
+        p99_ms=percentile(timings, 99),
+        unanswerable=len(flagged),
+        flagged_off_topic=mean(flagged) if flagged else None,
+        false_off_topic=mean(wrongly),
+        misses=misses,
+        by_kind={kind: {k: mean(v) for k, v in by_k.items()} for kind, by_k in kinds.items()} if len(kinds) > 1 else {},
+    )

@@ -1,0 +1,294 @@
+"""The reference text-to-SQL agent: a tool-calling loop over :class:`~schema_search.agent.table_tools.SchemaTools`.
+
+The model sees the same tools (and the same text) an MCP client gets, plus
+``submit_sql``. A submitted query is validated; if it fails validation (or, with
+execution on, the database refuses it) the model gets one chance to repair it.
+The model is any litellm model; tests pass a scripted ``complete`` function instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any, Callable
+
+from pydantic import BaseModel, Field
+
+from ..errors import SchemaSearchError
+from .citations import Citation, Ledger
+from .execute import QueryFailed, QueryResult, problems
+from .sqlcheck import Validation, catalog_dialect
+from .table_tools import DESCRIPTIONS, NOTICE, SchemaTools, search_text, table_text, validation_text
+
+# Model turns before giving up; a good run needs 3 to 6 (search, a table or two, validate, submit).
+MAX_TURNS = 12
+# Repairs after a refused submission: the issue asks for exactly one.
+REPAIRS = 1
+
+# (model: str, messages: list[dict], tools: list[dict]) -> an OpenAI-shaped chat response.
+Complete = Callable[..., Any]
+# validated SQL -> rows; raises QueryFailed when the database refuses it.
+Execute = Callable[[str], QueryResult]
+
+
+class AgentFailed(SchemaSearchError):
+    status = 502
+    title = "The agent did not produce valid SQL"
+
+
+class ModelNotReady(SchemaSearchError):
+    status = 400
+    title = "The model cannot be called"
+
+
+class AgentAnswer(BaseModel):
+    question: str
+    sql: str = Field(description="The validated SQL (re-generated from its parse tree).")
+    dialect: str | None
+    explanation: str = Field(description="The model's explanation, its [ID] citations resolved to tables.")
+    tables: list[str] = Field(description="Tables the SQL reads, as `[ID] schema.table`.")
+    cited: list[Citation] = Field(description="Tables the explanation cites.")
+    fabricated: list[str] = Field(description="IDs the explanation cites that the model was never given.")
+    warnings: list[str]
+    repaired: bool = Field(description="Whether the first submission was refused and then fixed.")
+    turns: int
+    result: QueryResult | None = Field(None, description="The rows, when run with execution on.")
+
+
+def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+TOOL_SPECS = [
+    _function(
+        "search_tables",
+        DESCRIPTIONS["search_tables"],
+        {"question": {"type": "string"}, "k": {"type": "integer", "minimum": 1, "description": "default 10"}},
+        ["question"],
+    ),
+    _function(
+        "get_table",
+        DESCRIPTIONS["get_table"],
+        {"table_or_source_id": {"type": "string", "description": "schema.table, bare name, or ID like T3fa21c"}},
+        ["table_or_source_id"],
+    ),
+    _function("validate_sql", DESCRIPTIONS["validate_sql"], {"sql": {"type": "string"}}, ["sql"]),
+    _function(
+        "submit_sql",
+        "Submit your final answer: one read-only SQL query, and a short explanation that cites "
+        "each table it uses by its bracketed ID, e.g. [T3fa21c]. The SQL is validated; if it is "
+        "refused you get one chance to fix it.",
+        {"sql": {"type": "string"}, "explanation": {"type": "string"}},
+        ["sql", "explanation"],
+    ),
+]
+
+SYSTEM = """You answer questions about the database catalog {catalog!r} by writing one read-only {dialect} SQL query.
+1. Call search_tables with the question (again with other words if the tables do not fit).
+2. Call get_table for tables whose columns you need and that search showed only in part.
+3. Call validate_sql on your draft and fix what it reports.
+4. Call submit_sql with the query and a short explanation that cites every table it uses by its ID in brackets.
+Use only tables and columns the tools showed you. Never write, change or delete data.
+{notice}"""
+
+
+def ask(
+    question: str,
+    *,
+    tools: SchemaTools,
+    model: str,
+    complete: Complete,
+    execute: Execute | None = None,
+    dialect: str | None = None,
+    max_turns: int = MAX_TURNS,
+) -> AgentAnswer:
+    """Let ``model`` find the tables, write SQL, validate it (repairing once), and optionally run it.
+
+    Raises:
+        AgentFailed: no valid SQL within ``max_turns``, or still invalid after one repair.
+    """
+    dialect = dialect or catalog_dialect(tools.catalog)
+    ledger = Ledger()
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM.format(catalog=tools.name, dialect=dialect or "SQL", notice=NOTICE)},
+        {"role": "user", "content": question},
+    ]
+    repairs = REPAIRS
+    for turn in range(1, max_turns + 1):
+        message = _message(complete(model=model, messages=messages, tools=TOOL_SPECS))
+        messages.append(message)
+        calls = message.get("tool_calls") or []
+        if not calls:
+            messages.append({"role": "user", "content": "Call submit_sql with your query and explanation."})
+            continue
+        for call in calls:
+            name, arguments = call["function"]["name"], _arguments(call)
+            if name != "submit_sql" or isinstance(arguments, str):
+                reply = arguments if isinstance(arguments, str) else _run_tool(tools, ledger, name, arguments, dialect)
+                messages.append(_tool_reply(call, reply))
+                continue
+            validation = tools.validate_sql(str(arguments.get("sql", "")), dialect)
+            refusal = problems(validation) if not validation.ok else None
+            result = None
+            if refusal is None and execute is not None:
+                try:
+                    result = execute(validation.sql)
+                except QueryFailed as error:
+                    refusal = str(error)
+            if refusal is None:
+                return _answer(question, validation, arguments, ledger, tools, repairs < REPAIRS, turn, result)
+            if repairs == 0:
+                raise AgentFailed(
+                    f"The model's SQL was refused again after a repair: {refusal}",
+                    hint="Try a stronger model, or rephrase the question with the table names you expect.",
+                )
+            repairs -= 1
+            reply = (
+                f"{validation_text(validation) if not validation.ok else 'The database refused it: ' + refusal}\n"
+                "Fix the SQL and call submit_sql again. This is your one repair."
+            )
+            messages.append(_tool_reply(call, reply))
+    raise AgentFailed(
+        f"The model gave no valid SQL within {max_turns} turns.",
+        hint="Try a model that supports tool calling, or rephrase the question.",
+    )
+
+
+def _run_tool(tools: SchemaTools, ledger: Ledger, name: str, arguments: dict[str, Any], dialect: str | None) -> str:
+    """One tool call as the text the model reads; our errors are answers too."""
+    try:
+        if name == "search_tables":
+            k = arguments.get("k")
+            return search_text(tools.search_tables(str(arguments.get("question", "")), int(k) if k else None, ledger))
+        if name == "get_table":
+            return table_text(tools.get_table(str(arguments.get("table_or_source_id", "")), ledger))
+        if name == "validate_sql":
+            return validation_text(tools.validate_sql(str(arguments.get("sql", "")), dialect))
+    except SchemaSearchError as error:
+        return f"Error: {error}"
+    except (TypeError, ValueError) as error:
+        return f"Error: bad arguments for {name}: {error}"
+    return f"Error: there is no tool {name!r}; use search_tables, get_table, validate_sql or submit_sql."
+
+
+def _answer(
+    question: str,
+    validation: Validation,
+    arguments: dict[str, Any],
+    ledger: Ledger,
+    tools: SchemaTools,
+    repaired: bool,
+    turns: int,
+    result: QueryResult | None,
+) -> AgentAnswer:
+    report = ledger.resolve(str(arguments.get("explanation", "")))
+    return AgentAnswer(
+        question=question,
+        sql=validation.sql or "",
+        dialect=validation.dialect,
+        explanation=report.text,
+        tables=[f"{tools.cite(table)} {table}" for table in validation.tables],
+        cited=report.cited,
+        fabricated=report.fabricated,
+        warnings=validation.warnings,
+        repaired=repaired,
+        turns=turns,
+        result=result,
+    )
+
+
+def _message(response: Any) -> dict[str, Any]:
+    """The assistant message of a litellm (or OpenAI-shaped dict) response, as a plain dict."""
+    choice = _get(response, "choices")[0]
+    message = _get(choice, "message")
+    calls = []
+    for call in _get(message, "tool_calls") or []:
+        function = _get(call, "function")
+        calls.append({
+            "id": _get(call, "id"),
+            "type": "function",
+            "function": {"name": _get(function, "name"), "arguments": _get(function, "arguments") or "{}"},
+        })  # fmt: skip
+    plain: dict[str, Any] = {"role": "assistant", "content": _get(message, "content") or ""}
+    if calls:
+        plain["tool_calls"] = calls
+    return plain
+
+
+def _get(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else getattr(value, key, None)
+
+
+def _arguments(call: dict[str, Any]) -> dict[str, Any] | str:
+    """The call's arguments, or the error text to send back when they are not a JSON object."""
+    raw = call["function"]["arguments"]
+    try:
+        arguments = json.loads(raw) if isinstance(raw, str) else raw
+    except json.JSONDecodeError as error:
+        return f"Error: the arguments are not valid JSON ({error}); send a JSON object."
+    return arguments if isinstance(arguments, dict) else "Error: the arguments must be a JSON object."
+
+
+def _tool_reply(call: dict[str, Any], content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call["id"], "name": call["function"]["name"], "content": content}
+
+
+# -- litellm -------------------------------------------------------------------------
+
+_SECRET = re.compile(r"KEY|TOKEN|SECRET|CREDENTIALS")
+
+
+def litellm_complete(model: str, api_base: str | None = None) -> Complete:
+    """A ``complete`` function that calls ``model`` through litellm.
+
+    Raises:
+        ModelNotReady: the provider's API key is not set (checked before any call).
+    """
+    # Before the import: otherwise litellm fetches its price map from the network.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+    import openai  # a litellm dependency
+
+    if api_base is None:
+        missing = [k for k in litellm.validate_environment(model).get("missing_keys", []) if _SECRET.search(k)]
+        if missing:
+            raise ModelNotReady(
+                f"The model {model!r} needs {' and '.join(missing)} in the environment.",
+                hint=(
+                    f"export {missing[0]}=..., or pick a model you have a key for with --model "
+                    "(e.g. gpt-4o-mini with OPENAI_API_KEY, anthropic/claude-3-5-haiku-latest with "
+                    "ANTHROPIC_API_KEY), or a local OpenAI-compatible server with --model openai/NAME "
+                    "--api-base http://127.0.0.1:PORT/v1."
+                ),
+            )
+
+    def complete(**kwargs: Any) -> Any:
+        if api_base is not None:
+            kwargs.update(api_base=api_base, api_key=os.environ.get("OPENAI_API_KEY") or "none")
+        try:
+            return litellm.completion(**kwargs)
+        except litellm.AuthenticationError as error:
+            raise ModelNotReady(
+                f"The provider refused the key for {model!r}: {_first_line(error)}",
+                hint="Check the API key in the environment, or pick another model with --model.",
+            ) from None
+        except openai.OpenAIError as error:  # the base of every litellm provider error
+            raise AgentFailed(
+                f"Calling {model!r} failed: {_first_line(error)}",
+                hint="Check the model name, and that its server is reachable (--api-base, or the provider's *_API_BASE).",
+            ) from None
+
+    return complete
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,103 @@
+"""``schema-search mcp`` and ``schema-search ask``: argument wiring over the MCP factory and the agent."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..settings import Settings
+from ..workspace import Workspace
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    mcp = commands.add_parser(
+        "mcp", help="serve a catalog and/or corpora to agents over MCP (stdio or streamable HTTP)"
+    )
+    mcp.add_argument("--catalog", help="catalog whose tables to serve (search_tables, get_table, validate_sql)")
+    mcp.add_argument(
+        "--corpus", action="append", default=[], metavar="NAME",
+        help="corpus to serve (search_docs, get_document); repeat for several",
+    )
+    mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")
+    mcp.add_argument("--host", default=None, help="HTTP address (default: $SCHEMA_SEARCH_HOST, 127.0.0.1)")
+    mcp.add_argument("--port", type=int, default=None, help="HTTP port (default: $SCHEMA_SEARCH_MCP_PORT, 8001)")
+    mcp.set_defaults(run=_mcp)
+
+    ask = commands.add_parser(
+        "ask", help="answer a question with SQL: find tables, write, validate, and optionally run it read-only"
+    )
+    ask.add_argument("question")
+    ask.add_argument("--catalog", required=True)
+    ask.add_argument("--model", required=True, help="litellm model, e.g. gpt-4o-mini or anthropic/claude-3-5-haiku-latest")
+    ask.add_argument("--api-base", help="URL of an OpenAI-compatible server, for --model openai/NAME")
+    ask.add_argument("--execute", action="store_true", help="run the SQL read-only and print the rows")
+    ask.add_argument(
+        "--url", help="database URL for --execute (default: $SCHEMA_SEARCH_SOURCE_URLS, else the catalog's own)"
+    )
+    ask.add_argument("--json", action="store_true", help="print the answer as JSON")
+    ask.set_defaults(run=_ask)
+
+
+def _mcp(args: argparse.Namespace, settings: Settings) -> int:
+    from ..mcp import create_server
+
+    server = create_server(Workspace(settings), args.catalog, args.corpus)
+    served = ", ".join([*([f"catalog {args.catalog!r}"] if args.catalog else []), *(f"corpus {c!r}" for c in args.corpus)])
+    # stdout belongs to the protocol on stdio: messages go to stderr.
+    if args.transport == "stdio":
+        print(f"MCP server for {served} on stdio", file=sys.stderr)
+        server.run()
+        return 0
+    host, port = args.host or settings.host, args.port or settings.mcp_port
+    print(f"MCP server for {served} on http://{host}:{port}/mcp", file=sys.stderr)
+    server.run("streamable-http", host=host, port=port)
+    return 0
+
+
+def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    from ..agent import ask as agent
+    from ..agent.execute import dialect_of, execute_sql, source_url
+    from ..agent.table_tools import SchemaTools
+
+    # The cheap checks first: a missing key should not wait for the catalog to load.
+    complete = agent.litellm_complete(args.model, args.api_base)
+    tools = SchemaTools(Workspace(settings), args.catalog)
+    execute, dialect = None, None
+    if args.execute:
+        configured = settings.source_urls.get(args.catalog)
+        url = source_url(tools.catalog, args.url or (configured.get_secret_value() if configured else None))
+        dialect = dialect_of(url)
+
+        def execute(sql: str):
+            return execute_sql(
+                url, sql, tools.catalog, max_rows=settings.execute_max_rows, timeout_s=settings.execute_timeout_s
+            )
+
+    answer = agent.ask(args.question, tools=tools, model=args.model, complete=complete, execute=execute, dialect=dialect)
+    if args.json:
+        print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return 0
+    print(f"-- SQL ({answer.dialect or 'generic'}, validated{', repaired once' if answer.repaired else ''}):")
+    print(answer.sql)
+    print()
+    print(f"Tables: {'; '.join(answer.tables)}")
+    if answer.explanation:
+        print(f"Explanation: {answer.explanation}")
+    if answer.fabricated:
+        print(f"warning: the model cited IDs it was never given: {', '.join(answer.fabricated)}")
+    for warning in answer.warnings:
+        print(f"warning: {warning}")
+    if answer.result is not None:
+        result = answer.result
+        more = f", more than {result.row_limit}: truncated" if result.truncated else ""
+        print(f"\nRows ({len(result.rows)}{more}, {result.seconds:.2f} s):")
+        _print_rows(result.columns, result.rows)
+    return 0
+
+
+def _print_rows(columns: list[str], rows: list[list]) -> None:
+    cells = [[("NULL" if v is None else str(v)) for v in row] for row in rows]
+    widths = [min(40, max(len(str(c)) for c in column)) for column in zip(columns, *cells)]
+    for line in (columns, ["-" * w for w in widths], *cells):
+        print("  ".join(str(cell)[:40].ljust(w) for cell, w in zip(line, widths)).rstrip())

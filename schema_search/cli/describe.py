@@ -1,0 +1,86 @@
+"""``schema-search describe``: generated descriptions for a stored catalog, then re-index."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable
+
+from ..settings import Settings
+from ..workspace import Workspace
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    describe = commands.add_parser(
+        "describe",
+        help="write a plain-English description of each table with an LLM, then re-index",
+        description=(
+            "Describe each table (purpose, grain, key columns, joins) into its generated-description "
+            "field and re-index. The default model is embedded (no key, no network); any litellm model "
+            "works, with its key in the provider's usual environment variable (e.g. OPENAI_API_KEY). "
+            "DB comments are never overwritten; unchanged tables are skipped."
+        ),
+    )
+    describe.add_argument("--catalog", required=True)
+    describe.add_argument(
+        "--model",
+        help="litellm model, e.g. local/smollm2 (default), openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
+        "ollama/llama3.2 (default: $SCHEMA_SEARCH_DESCRIBE_MODEL)",
+    )
+    describe.add_argument("--concurrency", type=int, help="calls in flight at once (default 4)")
+    describe.add_argument(
+        "--only",
+        type=str.lower,
+        choices=("changed", "all"),
+        default="changed",
+        help="CHANGED (default): tables without a description from this model and prompt for their "
+        "current content; ALL: every table again",
+    )
+    describe.set_defaults(run=_describe)
+
+
+def _describe(args: argparse.Namespace, settings: Settings) -> int:
+    from ..describe.run import describe_and_index, litellm_describer
+
+    if args.concurrency is not None and args.concurrency < 1:
+        print("error: --concurrency must be at least 1", file=sys.stderr)
+        return 2
+    workspace = Workspace(settings)
+    workspace.searcher(args.catalog)  # an unknown catalog fails before the model loads
+    describer = litellm_describer(settings, args.model)
+    print(f"Describing catalog {args.catalog!r} with {describer.model} ...", file=sys.stderr)
+    run = describe_and_index(
+        workspace, args.catalog, describer, only=args.only, concurrency=args.concurrency, progress=_progress
+    )
+    described = len(run.described)
+    per_table = f" ({run.seconds / described:.2f} s per table)" if described else ""
+    print(
+        f"Described {described} tables in {run.seconds:.1f} s{per_table}; "
+        f"{run.fresh} already up to date, {len(run.reused)} restored from the cache, {len(run.failed)} failed."
+    )
+    if run.empty:
+        print(
+            f"{len(run.empty)} tables got no usable answer (the model wrote only code), e.g. "
+            f"{', '.join(run.empty[:5])}; a larger model does better (--model)."
+        )
+    for table, reason in list(run.failed.items())[:20]:
+        print(f"  failed: {table}: {reason}")
+    if described or run.reused:
+        print(f"Re-indexed catalog {args.catalog!r}; see a description with `schema-search table TABLE --catalog {args.catalog}`.")
+    if run.interrupted:
+        print("Interrupted: re-run the same command to describe the rest.", file=sys.stderr)
+        return 130
+    return 1 if run.failed else 0
+
+
+def _progress(total: int) -> Callable[[], None]:
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc="describing", unit="table", file=sys.stderr, disable=not sys.stderr.isatty() or None)
+
+    def tick() -> None:
+        bar.update(1)
+        if bar.n >= total:
+            bar.close()
+
+    return tick

@@ -1,0 +1,141 @@
+"""Document commands: ``docs index``, ``docs search``, ``docs show``, ``docs eval``, and ``corpora``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+from ..docs.models import ChunkResult, DocsSearchResponse
+from ..settings import Settings
+from ..workspace import Workspace
+from . import docs_eval
+from .output import print_json, print_table, print_warnings, progress
+
+SNIPPET_CHARS = 300
+UNITS = {"reading": "file", "indexing": "chunk", "embedding": "chunk"}
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    docs = commands.add_parser("docs", help="index and search documents (Markdown, reStructuredText, HTML, text, PDF, DOCX)")
+    docs.set_defaults(print_help=docs.print_help)
+    group = docs.add_subparsers(dest="docs_command", metavar="COMMAND")
+
+    index = group.add_parser(
+        "index",
+        help="read a folder of documents, chunk them and index them as a corpus",
+        description=(
+            "Read every supported file under FOLDER (recursively), cut it into token-sized chunks at its "
+            "headings, and index it as a corpus. A manifest.jsonl in FOLDER ({\"path\", \"url\", \"title\"} per "
+            "line) gives each file's URL and title; else a front-matter url, else --url-template, else the "
+            "relative path. Re-running replaces the corpus atomically."
+        ),
+    )
+    index.add_argument("folder", type=Path)
+    index.add_argument("--corpus", required=True, help="corpus name to create or replace")
+    index.add_argument(
+        "--url-template",
+        help="URL of a file without a manifest entry: {path} (relative, no suffix), {stem}, {name}, {file}; "
+        "e.g. https://docs.example.com/{path}/",
+    )
+    index.add_argument("--json", action="store_true", help="print the result as JSON")
+    index.set_defaults(run=_index)
+
+    search = group.add_parser("search", help="find the passages that answer a question, with citable source IDs")
+    search.add_argument("question")
+    search.add_argument("--corpus", required=True)
+    search.add_argument("-k", type=int, default=None, help="how many passages (default 10)")
+    search.add_argument("--json", action="store_true", help="print the HTTP response body")
+    search.set_defaults(run=_search)
+
+    show = group.add_parser("show", help="show a chunk, or a whole document, by source ID")
+    show.add_argument("source_id", help="an ID like S3fa21c, from search results")
+    show.add_argument("--corpus", required=True)
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(run=_show)
+
+    docs_eval.add_commands(group)
+
+    corpora = commands.add_parser("corpora", help="list indexed corpora")
+    corpora.add_argument("--json", action="store_true")
+    corpora.set_defaults(run=_corpora)
+
+
+def _index(args: argparse.Namespace, settings: Settings) -> int:
+    print(f"Reading {args.folder} ...", file=sys.stderr)
+    result = Workspace(settings).index_corpus(
+        args.folder, corpus=args.corpus, url_template=args.url_template, progress=progress(UNITS)
+    )
+    if args.json:
+        return print_json(result)
+    info = result.corpus
+    print(f"Indexed corpus {info.name!r}: {info.documents} documents, {info.chunks} chunks in {result.seconds:.2f} s.")
+    print_warnings(info.warnings, "schema-search corpora --json")
+    return 0
+
+
+def _search(args: argparse.Namespace, settings: Settings) -> int:
+    response = Workspace(settings).search_docs(args.corpus, args.question, args.k)
+    if args.json:
+        return print_json(response)
+    print(search_text(response))
+    return 0
+
+
+def search_text(response: DocsSearchResponse) -> str:
+    """A response as a person reads it in a terminal."""
+    if not response.results:
+        if response.off_topic:
+            return f"Nothing in corpus {response.corpus!r} relates to this question."
+        return "No passage matches this question."
+    unrelated = response.results[0].unrelated_distance
+    level = f" (unrelated text sits at distance {unrelated:.2f})" if unrelated is not None else ""
+    lines = [f"{len(response.results)} passages in corpus {response.corpus!r}{level}:", ""]
+    for number, result in enumerate(response.results, 1):
+        lines += [f"{number}. {_headline(result)}", f"   {result.url}"]
+        snippet = " ".join(result.text.split())
+        snippet = snippet if len(snippet) <= SNIPPET_CHARS else snippet[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " ..."
+        lines += textwrap.wrap(snippet, 100, initial_indent="   ", subsequent_indent="   ") + [""]
+    return "\n".join(lines).rstrip()
+
+
+def _headline(result: ChunkResult) -> str:
+    place = " > ".join([result.title, *result.heading_path])
+    ranks = " ".join(f"{channel} #{rank}" for channel, rank in result.channels.items() if rank is not None)
+    marks = [m for m, on in (("pinned", result.pinned), ("nearest, kept", result.added)) if on]
+    distance = f"distance {result.distance:.2f}" if result.distance is not None else ""
+    return "  ".join(part for part in (f"[{result.source_id}] {place}", distance, ranks, *marks) if part)
+
+
+def _show(args: argparse.Namespace, settings: Settings) -> int:
+    detail = Workspace(settings).source(args.corpus, args.source_id)
+    if args.json:
+        return print_json(detail)
+    place = " > ".join([detail.title, *detail.heading_path])
+    print(f"[{detail.source_id}] {place}  ({detail.kind} of {detail.format} document [{detail.document_id}])")
+    print(detail.url)
+    for key, values in detail.fields.items():
+        print(f"{key}: {'; '.join(values)}")
+    print()
+    print(detail.text)
+    if detail.chunks:
+        print(f"\nchunks: {' '.join(detail.chunks)}")
+    return 0
+
+
+def _corpora(args: argparse.Namespace, settings: Settings) -> int:
+    infos = Workspace(settings).corpora()
+    if args.json:
+        print(json.dumps([i.model_dump(mode="json") for i in infos], indent=2, ensure_ascii=False))
+        return 0
+    if not infos:
+        print("No corpora yet. Create one with `schema-search docs index FOLDER --corpus NAME`.")
+        return 0
+    rows = [
+        (i.name, str(i.documents), str(i.chunks), "yes" if i.dense else "no", str(len(i.warnings)), i.source.get("path", ""))
+        for i in infos
+    ]
+    print_table(("corpus", "documents", "chunks", "dense", "warnings", "folder"), rows)
+    return 0

@@ -1,0 +1,69 @@
+"""The ``schema-search`` command: argument wiring, the error contract, and ``serve``.
+
+Errors print one clear message to stderr and exit 2; ``--json`` prints exactly what
+the HTTP API returns for the same call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from ..errors import SchemaSearchError
+from ..settings import Settings
+from . import agent, describe, docs, eval, tables
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    if not getattr(args, "run", None):  # a command group (``docs``) without its subcommand
+        args.print_help()
+        return 2
+    try:
+        settings = Settings(**({"home": args.home} if args.home else {}))
+        return args.run(args, settings)
+    except SchemaSearchError as error:
+        print(f"error: {error.detail}", file=sys.stderr)
+        if error.hint:
+            print(f"hint: {error.hint}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="schema-search",
+        description="Find the few tables (with columns and join keys), or the passages of your documents, that answer a question.",
+    )
+    parser.add_argument("--home", help="data directory (default: $SCHEMA_SEARCH_HOME or the user data dir)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    tables.add_commands(commands)
+    docs.add_commands(commands)
+
+    serve = commands.add_parser("serve", help="run the HTTP API (catalogs and corpora)")
+    serve.add_argument("--host", default=None)
+    serve.add_argument("--port", type=int, default=None)
+    serve.set_defaults(run=_serve)
+
+    describe.add_commands(commands)
+    agent.add_commands(commands)
+    eval.add_commands(commands)
+    return parser
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from ..http import create_app
+
+    host = args.host or settings.host
+    port = args.port or settings.port
+    print(f"Serving catalogs and corpora from {settings.home} on http://{host}:{port} (docs at /docs)", file=sys.stderr)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    return 0

@@ -1,0 +1,103 @@
+"""Table commands: ``index``, ``search``, ``table``, ``catalogs``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+
+from ..settings import Settings
+from ..workspace import Workspace
+from .output import print_json, print_table, print_warnings, progress
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    index = commands.add_parser("index", help="introspect a schema source and index it as a catalog")
+    index.add_argument("source", help="SQLAlchemy URL, DDL file or folder, or benchmark schemas.jsonl")
+    index.add_argument("--catalog", required=True, help="catalog name to create or replace")
+    index.add_argument("--dialect", help="sqlglot dialect of DDL files (default: from the file name)")
+    index.add_argument("--db", help="benchmark db_id, or database schema, to keep alone")
+    index.add_argument("--json", action="store_true", help="print the result as JSON")
+    index.set_defaults(run=_index)
+
+    search = commands.add_parser("search", help="find the tables that answer a question")
+    search.add_argument("question")
+    search.add_argument("--catalog", required=True)
+    search.add_argument("-k", type=int, default=None, help="how many candidates (default 10)")
+    search.add_argument("--json", action="store_true", help="print the HTTP response body")
+    search.set_defaults(run=_search)
+
+    table = commands.add_parser("table", help="show one table: columns, keys both ways, DDL")
+    table.add_argument("table", help="schema.table, a bare table name, or a source ID")
+    table.add_argument("--catalog", required=True)
+    table.add_argument("--json", action="store_true")
+    table.set_defaults(run=_table)
+
+    catalogs = commands.add_parser("catalogs", help="list indexed catalogs")
+    catalogs.add_argument("--json", action="store_true")
+    catalogs.set_defaults(run=_catalogs)
+
+
+def _index(args: argparse.Namespace, settings: Settings) -> int:
+    from connectors import shown
+
+    print(f"Reading {shown(args.source)} ...", file=sys.stderr)
+    result = Workspace(settings).index_source(
+        args.source, catalog=args.catalog, dialect=args.dialect, db=args.db, progress=progress("table")
+    )
+    if args.json:
+        return print_json(result)
+    info = result.catalog
+    print(f"Indexed catalog {info.name!r}: {info.tables} tables, {info.views} views in {result.seconds:.2f} s.")
+    print_warnings(info.warnings, "schema-search catalogs --json")
+    return 0
+
+
+def _search(args: argparse.Namespace, settings: Settings) -> int:
+    response = Workspace(settings).search(args.catalog, args.question, args.k)
+    if args.json:
+        return print_json(response)
+    if not response.candidates:
+        print("No table matches this question.")
+        return 0
+    rows = [
+        (
+            str(i),
+            c.table,
+            f"{c.score:.4f}",
+            " ".join(f"{ch}:{r}" for ch, r in c.channels.items() if r is not None),
+            ", ".join(c.matched_terms),
+            c.source_id,
+        )
+        for i, c in enumerate(response.candidates, 1)
+    ]
+    print_table(("#", "table", "score", "channel ranks", "matched", "id"), rows)
+    return 0
+
+
+def _table(args: argparse.Namespace, settings: Settings) -> int:
+    detail = Workspace(settings).table(args.catalog, args.table)
+    if args.json:
+        return print_json(detail)
+    print(f"{detail.table}  [{detail.source_id}]  ({detail.kind})")
+    if detail.description:
+        print(textwrap.fill(f"Description ({detail.description.model}): {detail.description.text}", 100))
+    print()
+    print(detail.ddl)
+    for ref in detail.referenced_by:
+        print(f"-- referenced by {ref.from_table} ({', '.join(ref.from_columns)})")
+    return 0
+
+
+def _catalogs(args: argparse.Namespace, settings: Settings) -> int:
+    infos = Workspace(settings).catalogs()
+    if args.json:
+        print(json.dumps([i.model_dump(mode="json") for i in infos], indent=2))
+        return 0
+    if not infos:
+        print("No catalogs yet. Create one with `schema-search index SOURCE --catalog NAME`.")
+        return 0
+    rows = [(i.name, str(i.tables), str(i.views), i.source.get("kind", ""), str(len(i.warnings))) for i in infos]
+    print_table(("catalog", "tables", "views", "source", "warnings"), rows)
+    return 0

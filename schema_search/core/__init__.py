@@ -1,0 +1,1 @@
+"""What every item kind shares: analyzer, index fields, generations, channels, fusion, floor, pins."""

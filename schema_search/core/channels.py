@@ -1,0 +1,100 @@
+"""An opened generation's retrieval channels: BM25 over each field, and the dense channel.
+
+This is where the core meets tantivy and the embedding model at search time; the
+rankings it returns go to the pure stages in :mod:`ranking`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable, Mapping, Sequence
+
+from . import analyzer
+from .dense import DenseIndex, Embedder
+from .floor import Relevance
+from .index import FieldRanker, open_index
+from .store import Generation
+
+# A channel ranker: (question, how many) -> item ids, best first, matches only.
+Ranker = Callable[[str, int], list[str]]
+
+
+class Channels:
+    """The channels of one generation. ``rankers``: channel name -> ranker (dense last, when built)."""
+
+    def __init__(
+        self,
+        rankers: Mapping[str, Ranker],
+        vectors: DenseIndex | None = None,
+        embedder: Embedder | None = None,
+        fields: FieldRanker | None = None,
+    ) -> None:
+        self.rankers = dict(rankers)
+        self.fields = fields
+        self.vectors = vectors if embedder is not None else None
+        self.embedder = embedder if self.vectors is not None else None
+        if self.vectors is not None:
+            # One encoding per question, shared by the dense channel and the floor.
+            self._encode = lru_cache(maxsize=64)(lambda question: embedder.encode([question])[0])
+            self.rankers["dense"] = self._dense_rank
+        self.readable = lru_cache(maxsize=64)(self._readable)
+
+    @classmethod
+    def open(cls, generation: Generation, fields: Sequence[str], embedder: Embedder | None = None) -> Channels:
+        """Open a stored generation; with an ``embedder``, add the dense channel if it was built with that model."""
+        field_ranker = FieldRanker(open_index(generation.index_path))
+        vectors = DenseIndex.load(generation.path) if embedder is not None else None
+        if vectors is not None and vectors.model != embedder.name:
+            vectors = None
+        return cls(bm25_rankers(field_ranker, fields), vectors, embedder, field_ranker)
+
+    def rankings(self, question: str, depth: int) -> dict[str, list[str]]:
+        return {channel: ranker(question, depth) for channel, ranker in self.rankers.items()}
+
+    def relevance(
+        self, question: str, rankings: Mapping[str, list[str]], nearest_topic_floor: bool = False
+    ) -> Relevance | None:
+        """Cosines of the ranked items and of the nearest item anywhere, with the unrelated level.
+
+        Args:
+            nearest_topic_floor: judge off topic against how near unrelated text comes
+                to its nearest item (``DenseIndex.nearest_floor``), not to a typical one.
+        """
+        if self.vectors is None:
+            return None
+        candidates = list(dict.fromkeys(item for ranking in rankings.values() for item in ranking))
+        query = self._encode(question)
+        cosines = self.vectors.cosines(query, candidates)
+        # The nearest item anywhere decides whether the question is about this collection.
+        nearest = self.vectors.rank(query, 1)
+        cosines.update(nearest)
+        topic_floor = self.vectors.nearest_floor if nearest_topic_floor else None
+        return Relevance(
+            cosines, self.vectors.floor, self.readable(question), nearest[0][0] if nearest else None, topic_floor
+        )
+
+    def cosines(self, question: str, items: Sequence[str]) -> dict[str, float]:
+        """Cosine of the question with each of ``items``; empty without the dense channel."""
+        if self.vectors is None or not items:
+            return {}
+        return self.vectors.cosines(self._encode(question), items)
+
+    def _readable(self, question: str) -> float:
+        """Share of the question the embedding model has word pieces for (1.0 without a tokenizer)."""
+        unknown_share = getattr(self.embedder, "unknown_share", None)
+        return 1.0 - unknown_share(question) if unknown_share else 1.0
+
+    def _dense_rank(self, question: str, limit: int) -> list[str]:
+        """Items nearer the question than unrelated text is to them (``DenseIndex.floor``)."""
+        assert self.vectors is not None
+        ranked = self.vectors.rank(self._encode(question), limit)
+        return [item for item, cosine in ranked if cosine > self.vectors.floor]
+
+
+def bm25_rankers(field_ranker: FieldRanker, fields: Sequence[str]) -> dict[str, Ranker]:
+    """One BM25 ranker per document field."""
+
+    def ranker(field_name: str) -> Ranker:
+        return lambda question, limit: [item for item, _ in field_ranker.rank(field_name, analyzer.words(question), limit)]
+
+    return {name: ranker(name) for name in fields}

@@ -1,0 +1,1 @@
+"""Generated table descriptions: the Describer protocol, prompt, cache, litellm and the embedded model."""

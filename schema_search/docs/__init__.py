@@ -1,0 +1,1 @@
+"""Documents: readers per format, chunking, chunk documents, corpus search with citable source IDs."""

@@ -1,0 +1,153 @@
+"""Which chunks a verbatim reference in the question points at: the chunks' side of pinning.
+
+Three kinds of reference are taken verbatim from a question:
+
+* a labelled number, ``PEP 572``, ``RFC 9457``, ``Article 18``: the label in capitals,
+  or capitalised inside the sentence, or in any case when documents of the corpus
+  are known by it (``pep 484`` in a corpus of PEPs); matched in any case, with or
+  without a space or hyphen (``pep-8`` = ``PEP 8``);
+* a version, ``3.12``: matched exactly;
+* a code identifier, ``HTTPException``, ``__init_subclass__``, or anything in
+  backticks: matched with its case. An identifier may just as well be the asker's
+  own (``my get_db function``), so it points only at chunks whose context header
+  names it: sections *about* ``HTTPException``, not every passage that uses it.
+
+A labelled number or version points at every chunk that has it in its header or
+text. Chunks whose header has the reference come first. A reference found in more
+than ``share`` of the documents says little about which passage is meant (a corpus
+about FastAPI says ``FastAPI`` on almost every page) and pins nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable, Collection, Iterable
+
+from ..core import pin
+from ..core.analyzer import words
+from ..core.index import FieldRanker
+from .corpus import Chunk
+
+# Chunks tantivy hands over for checking, per reference and field.
+CANDIDATES = 2000
+# However small the corpus, a reference in this many documents may still pin.
+MIN_DOCUMENTS = 3
+_LABELLED = re.compile(r"^([A-Za-z]+)[ -]?(\d+)$")
+_BACKTICKED = re.compile(r"`([^`]+)`")
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)$")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One verbatim reference, the pattern a chunk must contain, and whether only its header counts."""
+
+    text: str
+    pattern: re.Pattern[str]
+    header_only: bool = False
+
+
+def references(question: str, labels: Collection[str] = ()) -> list[Reference]:
+    """The question's verbatim references, each with its matching rule.
+
+    Args:
+        labels: lower-cased labels the corpus's documents are known by (``pep``).
+
+    >>> [r.text for r in references("Does PEP 572 change `match` in 3.12 or just get_db? Return 201, see /api/v1")]
+    ['PEP 572', '3.12', 'match', 'get_db']
+    >>> [r.text for r in references("what does pep 484 say", labels={"pep"})], references("what does pep 484 say")
+    (['pep 484'], [])
+    """
+    found: list[Reference] = []
+    cited = [text for text in pin.references(question) if _cites(text, question, labels)]
+    for text in cited:
+        labelled = _LABELLED.match(text)
+        if labelled:
+            label, number = labelled.groups()
+            rule = rf"(?<!\w){re.escape(label)}[ \u00a0-]?{number}(?!\w)"
+            found.append(Reference(text, re.compile(rule, re.IGNORECASE)))
+        else:
+            found.append(Reference(text, re.compile(rf"(?<![\w.]){re.escape(text)}(?!\w|\.\d)")))
+    parts = {word for text in pin.references(question) for word in text.replace("-", " ").split()}
+    for name in _identifiers(question):
+        if name not in parts:
+            found.append(Reference(name, re.compile(rf"(?<!\w){re.escape(name)}(?!\w)"), header_only=True))
+    return found
+
+
+def _cites(text: str, question: str, labels: Collection[str]) -> bool:
+    """Whether a "word number" pair is a citation rather than speech ("Return 201 when ...")."""
+    labelled = _LABELLED.match(text)
+    if not labelled:
+        return True  # a version
+    label = labelled.group(1)
+    if label.lower() in labels or (label.isupper() and len(label) > 1):
+        return True
+    start = question.find(text)
+    return label[:1].isupper() and label[1:].islower() and not _SENTENCE_START.search(question[:start])
+
+
+def _identifiers(question: str) -> list[str]:
+    """Backticked spans, and identifier-shaped words that are neither acronyms nor path segments."""
+    quoted = _BACKTICKED.findall(question)
+    bare = []
+    for match in re.finditer(r"(?<![\w/.`])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![\w/`])", question):
+        name = match.group(0)
+        if pin.identifier_shaped(name) and not name.isupper():
+            bare.append(name)
+    return list(dict.fromkeys([q.strip() for q in quoted if q.strip()] + bare))
+
+
+def pinned_chunks(
+    question: str,
+    fields: FieldRanker,
+    chunk: Callable[[str], Chunk | None],
+    documents: int,
+    share: float,
+    labels: Collection[str] = (),
+) -> list[tuple[str, bool]]:
+    """``(chunk id, found in its context header)`` for every chunk a reference of the question points at.
+
+    Args:
+        documents: how many documents the corpus has.
+        share: a reference in more than this share of them pins nothing.
+
+    Chunks whose header has a reference come first (they are *about* it; the rest
+    mention it); the search orders each group by nearness to the question.
+    """
+    limit = max(MIN_DOCUMENTS, math.floor(share * documents))
+    header_hits: dict[str, None] = {}
+    text_hits: dict[str, None] = {}
+    for reference in references(question, labels):
+        matched = _containing(reference, fields, chunk, limit)
+        for chunk_id, in_header in matched or ():
+            (header_hits if in_header else text_hits)[chunk_id] = None
+    return [(c, True) for c in header_hits] + [(c, False) for c in text_hits if c not in header_hits]
+
+
+def _containing(
+    reference: Reference, fields: FieldRanker, chunk: Callable[[str], Chunk | None], limit: int
+) -> list[tuple[str, bool]] | None:
+    """Chunks that point at ``reference``; ``None`` when more than ``limit`` documents have it at all."""
+    found = []
+    documents: set[str] = set()
+    for chunk_id in dict.fromkeys(_ids(fields, words(reference.text))):
+        item = chunk(chunk_id)
+        if item is None:
+            continue
+        in_header = bool(reference.pattern.search(item.context))
+        in_text = bool(reference.pattern.search(item.text))
+        if not (in_header or in_text):
+            continue
+        documents.add(item.document)
+        if len(documents) > limit:
+            return None
+        if in_header or not reference.header_only:
+            found.append((chunk_id, in_header))
+    return found
+
+
+def _ids(fields: FieldRanker, terms: list[str]) -> Iterable[str]:
+    for field in ("headings", "body"):
+        yield from fields.containing_all(field, terms, CANDIDATES)

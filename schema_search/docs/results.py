@@ -1,0 +1,67 @@
+"""Ranked chunks -> the wire models: results with distances, and a chunk or document by source ID."""
+
+from __future__ import annotations
+
+from ..errors import DocumentNotFound
+from .models import ChunkResult, DocsSearchResponse, SourceDetail
+from .search import ChunkHits, CorpusSearcher
+
+
+def distance(cosine: float | None) -> float | None:
+    """Cosine distance, rounded for the wire.
+
+    >>> distance(0.48), distance(None)
+    (0.52, None)
+    """
+    return None if cosine is None else round(1.0 - cosine, 4)
+
+
+def response(searcher: CorpusSearcher, question: str, hits: ChunkHits) -> DocsSearchResponse:
+    unrelated = distance(hits.floor)
+    results = []
+    for ranked in hits.ranking.ranked:
+        chunk = searcher.chunk(ranked.id)
+        assert chunk is not None  # ranked ids come from this generation's index
+        results.append(
+            ChunkResult(
+                source_id=chunk.id,
+                url=chunk.url,
+                title=chunk.title,
+                heading_path=list(chunk.headings),
+                text=chunk.text,
+                score=round(ranked.score, 6),
+                distance=distance(hits.cosines.get(chunk.id)),
+                unrelated_distance=unrelated,
+                channels=ranked.channels,
+                pinned=ranked.pinned,
+                added=ranked.added,
+                document_id=chunk.document,
+            )
+        )
+    return DocsSearchResponse(
+        corpus=searcher.corpus.name, question=question, off_topic=hits.ranking.off_topic, results=results
+    )
+
+
+def detail(searcher: CorpusSearcher, source_id: str) -> SourceDetail:
+    """A chunk, or a whole document, by its source ID."""
+    name = searcher.corpus.name
+    chunk = searcher.chunk(source_id)
+    if chunk is not None:
+        document = searcher.document(chunk.document)
+        assert document is not None
+        return SourceDetail(
+            source_id=chunk.id, kind="chunk", corpus=name, url=chunk.url, title=chunk.title,
+            heading_path=list(chunk.headings), text=chunk.text, document_id=document.id, format=document.format,
+        )
+    document = searcher.document(source_id)
+    if document is None:
+        raise DocumentNotFound(
+            f"No chunk or document {source_id.strip()!r} in corpus {name!r}.",
+            hint="Give a source ID from a search result, like S3fa21c (with or without brackets).",
+        )
+    return SourceDetail(
+        source_id=document.id, kind="document", corpus=name, url=document.url, title=document.title,
+        text=searcher.text(document), document_id=document.id, format=document.format,
+        chunks=[c.id for c in searcher.corpus.chunks if c.document == document.id], fields=document.fields,
+    )

@@ -1,0 +1,141 @@
+"""Question -> ranked chunks: the core's channels and stages, with verbatim pins and the nearest chunk kept.
+
+The shared stages (``core.ranking``) run with the chunks' pins: chunks that contain
+an identifier the question writes verbatim go first, those whose context header
+has it before those whose text merely mentions it, each group nearest the question
+first. Pins never push out the chunk the embedding model finds nearest: if they
+did, it is added after them (``added``), so a result can hold k + 1 chunks.
+
+The only I/O is inside :class:`CorpusSearcher` (tantivy, the embedding model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from ..core.build import coverage
+from ..core.channels import Channels, Ranker
+from ..core.dense import Embedder
+from ..core.ranking import Fusion, Ranking, rank
+from ..core.store import Generation
+from .corpus import Chunk, Corpus, Document, load_corpus, load_text
+from .documents import CHUNKS, FIELDS
+from .references import pinned_chunks
+
+
+@dataclass(frozen=True)
+class DocsSearchConfig:
+    """How to rank chunks. The docs eval varies it; Settings gives the shipped default."""
+
+    weights: Mapping[str, float] = field(default_factory=lambda: {"headings": 0.5, "body": 1.0, "dense": 1.5})
+    rrf_k: float = 5.0
+    depth: int = 100
+    scale_by_coverage: bool = True
+    pin_identifiers: bool = True
+    pin_share: float = 0.05
+    relevance_floor: bool = True
+
+
+@dataclass(frozen=True)
+class ChunkHits:
+    """The ranking, with each ranked chunk's cosine and the corpus's unrelated level (None without dense)."""
+
+    ranking: Ranking
+    cosines: Mapping[str, float]
+    floor: float | None
+
+
+def keep_nearest(order: list[str], k: int, nearest: str | None) -> list[tuple[str, bool]]:
+    """The first ``k`` of ``order``, and ``nearest`` after them (added) when it is further down.
+
+    >>> keep_nearest(["p1", "p2", "x", "n"], 2, "n")
+    [('p1', False), ('p2', False), ('n', True)]
+    >>> keep_nearest(["p1", "n"], 2, "n")
+    [('p1', False), ('n', False)]
+    """
+    head = [(item, False) for item in order[:k]]
+    if nearest is not None and nearest in order[k:]:
+        head.append((nearest, True))
+    return head
+
+
+class CorpusSearcher:
+    """An opened corpus generation, ready to answer questions."""
+
+    def __init__(
+        self, corpus: Corpus, channels: Channels, coverage: Mapping[str, float] | None = None,
+        generation: str = "", path: Path | None = None,
+    ) -> None:
+        self.corpus = corpus
+        self.channels = channels
+        self.coverage = dict(coverage) if coverage is not None else chunk_coverage(corpus)
+        self.generation = generation
+        self.path = path
+        self._chunks = {c.id.lower(): c for c in corpus.chunks}
+        self._documents = {d.id.lower(): d for d in corpus.documents}
+        # The labels documents are known by ("pep" for "PEP 572"): cited in any case.
+        self.labels = frozenset(d.label.split()[0].lower() for d in corpus.documents if d.label)
+
+    @classmethod
+    def open(cls, generation: Generation, embedder: Embedder | None = None) -> CorpusSearcher:
+        channels = Channels.open(generation, FIELDS, embedder)
+        corpus = load_corpus(generation.path)
+        return cls(corpus, channels, generation.manifest().get("coverage"), generation.id, generation.path)
+
+    @property
+    def rankers(self) -> dict[str, Ranker]:
+        return self.channels.rankers
+
+    @property
+    def floor(self) -> float | None:
+        """The unrelated level results are shown against: how near unrelated text gets to its nearest chunk."""
+        return self.channels.vectors.nearest_floor if self.channels.vectors is not None else None
+
+    def chunk(self, source_id: str) -> Chunk | None:
+        return self._chunks.get(source_id.strip().strip("[]").lower())
+
+    def document(self, source_id: str) -> Document | None:
+        return self._documents.get(source_id.strip().strip("[]").lower())
+
+    def text(self, document: Document) -> str:
+        found = load_text(self.path, document.id) if self.path else None
+        return found if found is not None else "\n\n".join(c.text for c in self.corpus.chunks if c.document == document.id)
+
+    def search(self, question: str, k: int, config: DocsSearchConfig) -> ChunkHits:
+        rankings = self.channels.rankings(question, config.depth)
+        # A corpus has thousands of chunks: some chunk is always a little near any text,
+        # so off topic is judged against how near unrelated text gets to its nearest chunk.
+        relevance = self.channels.relevance(question, rankings, nearest_topic_floor=True)
+        pins = self._pins(question, config) if config.pin_identifiers else []
+        nearest = relevance.nearest if relevance is not None and relevance.judges and pins else None
+        ranking = rank(
+            rankings,
+            Fusion(config.weights, config.rrf_k, config.scale_by_coverage),
+            k,
+            coverage=self.coverage,
+            readable=relevance.readable if relevance else 1.0,
+            pins=pins,
+            relevance=relevance if config.relevance_floor else None,
+            complete=lambda order, k: keep_nearest(order, k, nearest),
+        )
+        cosines = self.channels.cosines(question, [r.id for r in ranking.ranked])
+        return ChunkHits(ranking, cosines, self.floor)
+
+    def _pins(self, question: str, config: DocsSearchConfig) -> list[str]:
+        if self.channels.fields is None:
+            return []
+        found = pinned_chunks(
+            question, self.channels.fields, self.chunk, len(self.corpus.documents), config.pin_share, self.labels
+        )
+        if not found:
+            return []
+        # Within each group (about it, then mentioning it), nearest the question first.
+        cosines = self.channels.cosines(question, [c for c, _ in found])
+        return [c for c, _ in sorted(found, key=lambda pair: (not pair[1], -cosines.get(pair[0], 0.0)))]
+
+
+def chunk_coverage(corpus: Corpus) -> dict[str, float]:
+    """Share of chunks with any text in each field."""
+    return coverage([CHUNKS.document(c) for c in corpus.chunks], FIELDS)

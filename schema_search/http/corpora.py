@@ -1,0 +1,113 @@
+"""``/v1/corpora``: list, show, search, show a chunk or document, index uploaded documents."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+
+from ..docs import uploads
+from ..docs.models import CorpusIndexResult, CorpusInfo, DocsSearchRequest, DocsSearchResponse, SourceDetail
+from ..errors import InvalidInput
+from ..workspace import Workspace
+from .deps import AdminKey, WorkspaceDep, check_admin, content_type, read_body
+
+router = APIRouter(prefix="/v1/corpora", tags=["corpora"])
+MULTIPART = "multipart/form-data"
+
+
+@router.get("")
+def list_corpora(ws: WorkspaceDep) -> list[CorpusInfo]:
+    return ws.corpora()
+
+
+@router.get("/{name}")
+def get_corpus(name: str, ws: WorkspaceDep) -> CorpusInfo:
+    return ws.corpus_info(name)
+
+
+@router.post("/{name}/search", tags=["search"])
+def search(name: str, request: DocsSearchRequest, ws: WorkspaceDep) -> DocsSearchResponse:
+    return ws.search_docs(name, request.question, request.k)
+
+
+@router.get("/{name}/documents/{source_id}")
+def get_document(name: str, source_id: str, ws: WorkspaceDep) -> SourceDetail:
+    """A chunk, or a whole document, by source ID (``S3fa21c``)."""
+    return ws.source(name, source_id)
+
+
+@router.post(
+    "/{name}",
+    openapi_extra={
+        "requestBody": {
+            "description": (
+                "The documents: a zip or tar(.gz) archive of a folder (a manifest.jsonl in it gives URLs and "
+                "titles), or multipart/form-data with one or more `files` (their file names may hold folders)."
+            ),
+            "content": {
+                "application/zip": {"schema": {"type": "string", "format": "binary"}},
+                "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+                "application/x-tar": {"schema": {"type": "string", "format": "binary"}},
+                MULTIPART: {
+                    "schema": {
+                        "type": "object",
+                        "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}},
+                    }
+                },
+            },
+        }
+    },
+)
+async def create_corpus(
+    name: str,
+    request: Request,
+    ws: WorkspaceDep,
+    admin_key: AdminKey = None,
+    url_template: Annotated[
+        str | None, Query(description="URL of a file without a manifest entry: {path}, {stem}, {name}, {file}.")
+    ] = None,
+) -> CorpusIndexResult:
+    media_type = content_type(request)
+    if media_type not in uploads.ZIP_TYPES | uploads.TAR_TYPES | {MULTIPART}:
+        raise InvalidInput(
+            f"Cannot index a {media_type or 'body without a Content-Type'}.",
+            hint="Send a zip or tar(.gz) archive (Content-Type application/zip, application/gzip) or multipart files.",
+        )
+    body = await read_body(request, ws.settings.max_upload_bytes, "documents")
+    check_admin(ws.settings, admin_key, required=False)
+    files = await _form_files(request, body) if media_type == MULTIPART else None
+    # Unpacking and indexing are CPU-bound: they run in the thread pool, off the event loop.
+    return await run_in_threadpool(_index_upload, ws, name, body, media_type, files, url_template)
+
+
+def _index_upload(
+    ws: Workspace, name: str, body: bytes, media_type: str, files: list[tuple[str, bytes]] | None, template: str | None
+) -> CorpusIndexResult:
+    s = ws.settings
+    with tempfile.TemporaryDirectory(prefix="schema-search-upload-") as scratch:
+        folder = Path(scratch)
+        if files is None:
+            uploads.unpack(body, media_type, folder, s.max_upload_files, s.max_upload_bytes)
+        else:
+            uploads.write_files(files, folder, s.max_upload_files, s.max_upload_bytes)
+        return ws.index_corpus(folder, corpus=name, url_template=template, origin="upload")
+
+
+async def _form_files(request: Request, body: bytes) -> list[tuple[str, bytes]]:
+    async def stream():
+        yield body
+
+    try:
+        form = await MultiPartParser(request.headers, stream(), max_files=request.app.state.workspace.settings.max_upload_files).parse()
+    except MultiPartException as error:
+        raise InvalidInput(f"The multipart body does not parse: {error.message}", hint="Send files in a `files` field.") from None
+    files = [(item.filename, await item.read()) for item in form.getlist("files") if isinstance(item, UploadFile) and item.filename]
+    if not files:
+        raise InvalidInput("The form holds no files.", hint="Send each document in a `files` field with its file name.")
+    return files

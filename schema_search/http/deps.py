@@ -1,0 +1,54 @@
+"""What every router shares: the workspace dependency, the admin-key check, a bounded body read."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from ..errors import Forbidden, InvalidInput, PayloadTooLarge
+from ..settings import Settings
+from ..workspace import Workspace
+
+
+def get_workspace(request: Request) -> Workspace:
+    return request.app.state.workspace
+
+
+# Module level, not inside create_app: FastAPI resolves these string annotations
+# (from __future__ import annotations) in the module's namespace.
+WorkspaceDep = Annotated[Workspace, Depends(get_workspace)]
+AdminKey = Annotated[str | None, Header(alias="X-Admin-Key", description="Admin key for writes, when set.")]
+
+
+async def read_body(request: Request, limit: int, what: str) -> bytes:
+    """The request body, refused past ``limit`` bytes before it is all read."""
+    hint = f"Split the {what} or raise SCHEMA_SEARCH_MAX_UPLOAD_BYTES."
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge(f"The upload is {declared} bytes; the limit is {limit}.", hint=hint)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(f"The upload exceeds the limit of {limit} bytes.", hint=hint)
+        chunks.append(chunk)
+    body = b"".join(chunks)
+    if not body.strip():
+        raise InvalidInput("The request body is empty.", hint=f"Send the {what} in the body; see /docs.")
+    return body
+
+
+def content_type(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def check_admin(settings: Settings, presented: str | None, *, required: bool) -> None:
+    expected = settings.admin_key.get_secret_value() if settings.admin_key else None
+    if expected is None:
+        if required:
+            raise Forbidden("No admin key is configured on this server.", hint="Set SCHEMA_SEARCH_ADMIN_KEY.")
+        return
+    if presented is None or not hmac.compare_digest(presented.encode(), expected.encode()):
+        raise Forbidden("Indexing needs the admin key.", hint="Send it in the X-Admin-Key header.")

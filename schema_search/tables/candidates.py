@@ -1,0 +1,131 @@
+"""Ranked table ids -> the wire models a text-to-SQL prompt needs (columns, joins, DDL)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..core import analyzer
+from ..core.analyzer import identifier_text
+from ..core.ranking import Ranked
+from ..errors import TableNotFound
+from .catalog import Catalog, ForeignKey, Table, source_id
+from .documents import table_document
+from .models import ColumnInfo, DescriptionInfo, JoinInfo, TableCandidate, TableDetail
+from .render import create_table_sql
+
+_ANALYZER = analyzer.build_analyzer()
+
+
+def candidates(catalog: Catalog, ranked: list[Ranked], question: str) -> list[TableCandidate]:
+    """Expand each ranked table into a candidate, with joins among the candidates."""
+    chosen = {r.id for r in ranked}
+    terms = _ANALYZER.analyze(" ".join(analyzer.words(question)))
+    return [_candidate(catalog, catalog.table(r.id), r, chosen, terms) for r in ranked]
+
+
+def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str], terms: list[str]) -> TableCandidate:
+    present, column_terms = _terms(table)
+    matched = list(dict.fromkeys(t for t in terms if t in present))
+    wanted = set(terms)
+    joins = [_join(table.id, fk) for fk in table.foreign_keys if fk.ref_table in chosen]
+    joins += [_join(other.id, fk) for other, fk in catalog.referencing(table.id) if other.id in chosen and other.id != table.id]
+    return TableCandidate(
+        table=table.id,
+        source_id=source_id(catalog.name, table.id),
+        kind=table.kind,
+        score=round(ranked.score, 6),
+        channels=ranked.channels,
+        matched_terms=matched,
+        matched_columns=[c.name for c, found in zip(table.columns, column_terms) if wanted & found],
+        pinned=ranked.pinned,
+        added_for_join=ranked.added,
+        comment=table.comment,
+        description=_description(table),
+        columns=columns(table),
+        joins=joins,
+        ddl=create_table_sql(table),
+    )
+
+
+def table_detail(catalog: Catalog, table: Table) -> TableDetail:
+    """Everything known about one table, foreign keys both ways."""
+    return TableDetail(
+        table=table.id,
+        source_id=source_id(catalog.name, table.id),
+        kind=table.kind,
+        comment=table.comment,
+        description=_description(table),
+        columns=columns(table),
+        primary_key=list(table.primary_key),
+        foreign_keys=[_join(table.id, fk) for fk in table.foreign_keys],
+        referenced_by=[_join(other.id, fk) for other, fk in catalog.referencing(table.id)],
+        definition=table.definition,
+        ddl=create_table_sql(table),
+    )
+
+
+def columns(table: Table) -> list[ColumnInfo]:
+    references = {}
+    for fk in table.foreign_keys:
+        for own, ref in zip(fk.columns, fk.ref_columns or (None,) * len(fk.columns)):
+            references[own.lower()] = f"{fk.ref_table}.{ref}" if ref else fk.ref_table
+    primary = {c.lower() for c in table.primary_key}
+    return [
+        ColumnInfo(
+            name=c.name,
+            type=c.type,
+            nullable=c.nullable,
+            primary_key=c.name.lower() in primary,
+            foreign_key=references.get(c.name.lower()),
+            comment=c.comment,
+        )
+        for c in table.columns
+    ]
+
+
+@lru_cache(maxsize=4096)
+def _terms(table: Table) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
+    """Analysed terms of the whole table document, and of each column's name and comment.
+
+    Cached: the same popular tables come back in answer after answer.
+    """
+    body = frozenset(_ANALYZER.analyze(table_document(table).body))
+    columns = tuple(
+        frozenset(_ANALYZER.analyze(f"{identifier_text(c.name)} {c.comment or ''}")) for c in table.columns
+    )
+    return body, columns
+
+
+def _join(from_table: str, fk: ForeignKey) -> JoinInfo:
+    return JoinInfo(
+        from_table=from_table,
+        from_columns=list(fk.columns),
+        to_table=fk.ref_table,
+        to_columns=list(fk.ref_columns),
+    )
+
+
+def _description(table: Table) -> DescriptionInfo | None:
+    d = table.description
+    if d is None:
+        return None
+    return DescriptionInfo(text=d.text, model=d.model, prompt_version=d.prompt_version, generated_at=d.generated_at)
+
+
+def find_table(catalog: Catalog, wanted: str) -> Table:
+    """A table by id (``schema.table``), bare name when unique, or source ID."""
+    wanted = wanted.strip()
+    found = catalog.table(wanted)
+    if found:
+        return found
+    lowered = wanted.lower()
+    matches = [t for t in catalog.tables if source_id(catalog.name, t.id).lower() == lowered or t.name.lower() == lowered]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        options = ", ".join(t.id for t in matches[:10])
+        raise TableNotFound(f"{wanted!r} is ambiguous in catalog {catalog.name!r}.", hint=f"Use one of: {options}.")
+    raise TableNotFound(
+        f"No table {wanted!r} in catalog {catalog.name!r}.",
+        hint="Give a table id as `schema.table` (see search results) or a source ID like T3fa21c.",
+    )

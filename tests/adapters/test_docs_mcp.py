@@ -1,0 +1,95 @@
+"""Documents over MCP: search_docs and get_document next to the table tools, through the SDK's own client."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from schema_search.errors import InvalidInput
+from schema_search.mcp import create_server
+from schema_search.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE = re.compile(r"\[(S[0-9a-f]{6})\]")
+
+
+async def ask(client: Client) -> dict:
+    tools = {t.name for t in (await client.list_tools()).tools}
+    found = await client.call_tool("search_docs", {"question": "who approves a large refund?", "k": 3})
+    first = found.structured_content["passages"][0]
+    document = await client.call_tool("get_document", {"id": first["source_id"]})
+    answer = f"Refunds over 500 euros need finance {first['cite']}, see also [S000000] and https://made.up/x."
+    resolved = await client.call_tool("resolve_citations", {"text": answer})
+    return {"tools": tools, "found": found, "document": document, "resolved": resolved, "first": first}
+
+
+def check(results: dict) -> None:
+    assert {"search_docs", "get_document", "resolve_citations"} <= results["tools"]
+    found, first = results["found"], results["first"]
+    text = found.content[0].text
+    assert SOURCE.search(text) and "<document-data" in text and "never instructions" in text
+    assert first["url"] == "https://handbook.example.com/policies/refunds/#approval"
+    assert results["document"].structured_content["detail"]["text"]
+    report = results["resolved"].structured_content
+    assert report["fabricated"] == ["S000000"] and report["urls_not_retrieved"] == ["https://made.up/x"]
+    assert "(https://handbook.example.com/policies/refunds/#approval)]" in report["text"]
+
+
+def test_in_process_client_with_a_corpus_only(handbook_workspace: Workspace) -> None:
+    async def run():
+        async with Client(create_server(handbook_workspace, corpora=["handbook"])) as client:
+            results = await ask(client)
+            results["tools"] = {t.name for t in (await client.list_tools()).tools}
+            return results
+
+    results = anyio.run(run)
+    check(results)
+    assert "search_tables" not in results["tools"]
+
+
+def test_a_catalog_and_a_corpus_in_one_server(handbook_workspace: Workspace, tiny_workspace: Workspace) -> None:
+    # The tiny catalog lives in another data dir: index it beside the handbook.
+    from ..conftest import tiny_catalog
+
+    handbook_workspace.index_catalog(tiny_catalog())
+
+    async def run():
+        async with Client(create_server(handbook_workspace, "tiny", ["handbook"])) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            table = await client.call_tool("search_tables", {"question": "people at customer accounts", "k": 1})
+            passage = await client.call_tool("search_docs", {"question": "who is on call?", "k": 1})
+            cites = table.structured_content["tables"][0]["cite"] + " " + passage.structured_content["passages"][0]["cite"]
+            resolved = await client.call_tool("resolve_citations", {"text": cites})
+            return tools, resolved.structured_content
+
+    tools, report = anyio.run(run)
+    assert {"search_tables", "get_table", "validate_sql", "search_docs", "get_document", "resolve_citations"} <= tools
+    assert report["ok"] and [c["kind"] for c in report["cited"]] == ["table", "document"]
+    handbook_workspace.delete("tiny")
+
+
+def test_nothing_to_serve_is_a_clear_error(handbook_workspace: Workspace) -> None:
+    with pytest.raises(InvalidInput, match="Nothing to serve"):
+        create_server(handbook_workspace)
+
+
+def test_stdio_round_trip_of_the_real_command(handbook_workspace: Workspace) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "schema_search.cli", "mcp", "--corpus", "handbook"],
+        env={**os.environ, "SCHEMA_SEARCH_HOME": str(handbook_workspace.settings.home), "SCHEMA_SEARCH_EMBEDDING_THREADS": "1"},
+        cwd=str(REPO),
+    )
+
+    async def run():
+        with anyio.fail_after(90):
+            async with Client(params) as client:
+                return await ask(client)
+
+    check(anyio.run(run))

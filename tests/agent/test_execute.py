@@ -1,0 +1,282 @@
+"""execute: validated SQL runs read-only; hostile SQL is refused and the database stays byte-identical.
+
+Two layers are tested apart: :func:`execute_sql` (validation first) and
+:func:`run_read_only` (the engine lockdown alone, fed the hostile SQL directly).
+The PostgreSQL test uses ``SCHEMA_SEARCH_TEST_PG_URL`` like the connector tests.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+
+import duckdb
+import pytest
+from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.exc import OperationalError
+
+from connectors import sqlalchemy_url
+from schema_search.agent.execute import QueryFailed, QueryRefused, dialect_of, execute_sql, run_read_only, source_url
+from schema_search.tables.catalog import Catalog
+
+from ..shop_db import fingerprint, make_shop_db
+
+PG_URL = os.environ.get(
+    "SCHEMA_SEARCH_TEST_PG_URL", "postgresql://schema_search:schema_search@127.0.0.1:5432/schema_search_test"
+)
+
+# {dir} is the test's own folder, so a write that got through would leave a file there.
+HOSTILE_SQLITE = [
+    "SELECT 1; DROP TABLE orders",
+    "COMMIT; DROP TABLE orders",
+    "WITH gone AS (DELETE FROM orders RETURNING *) SELECT * FROM gone",
+    "SELECT * INTO orders_copy FROM orders",
+    "ATTACH DATABASE '{dir}/evil.db' AS evil",
+    "COPY orders TO '{dir}/orders.csv'",
+    "PRAGMA writable_schema = 1",
+    "PRAGMA journal_mode = WAL",
+    "INSERT INTO orders (customer_id, order_total) VALUES (1, 1)",
+    "REPLACE INTO categories VALUES (1, 'x', NULL, 'x')",
+    "UPDATE orders SET order_total = 0",
+    "DELETE FROM orders",
+    "CREATE TABLE evil (x INT)",
+    "CREATE TEMP TABLE evil AS SELECT * FROM orders",
+    "DROP TABLE orders",
+    "ALTER TABLE orders RENAME TO gone",
+    "VACUUM",
+    "VACUUM INTO '{dir}/copy.db'",
+    "REINDEX",
+    "ANALYZE",
+    "LOAD '{dir}/evil.so'",
+    "SET x = 1",
+    "CALL evil()",
+    "SELECT 1 -- harmless\n; DROP TABLE orders",
+    "SELECT 1 /* ; */; DELETE FROM orders",
+    "/* a comment */ DELETE FROM orders",
+    "SELECT 'a\\'; DROP TABLE orders; --'",
+    "BEGIN; DELETE FROM orders; COMMIT",
+    "SELECT load_extension('{dir}/evil.so')",
+    "SELECT writefile('{dir}/x.txt', 'y')",
+    "SELECT * FROM pragma_table_info('orders')",
+]
+
+HOSTILE_DUCKDB = [
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM '/etc/passwd'",
+    "SELECT * FROM read_text('/etc/passwd')",
+    "SELECT * FROM glob('/*')",
+    "SELECT * FROM query('DELETE FROM orders')",
+    "COPY orders TO '{dir}/orders.csv'",
+    "COPY (SELECT 1) TO '{dir}/one.csv'",
+    "EXPORT DATABASE '{dir}/export'",
+    "ATTACH '{dir}/evil.duckdb' AS evil",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "SET enable_external_access = true",
+    "SELECT getenv('HOME')",
+    "INSERT INTO orders VALUES (9, 9)",
+    "CREATE TABLE evil AS SELECT 1",
+    "SELECT 1; DROP TABLE orders",
+    "WITH gone AS (DELETE FROM orders RETURNING *) SELECT * FROM gone",
+    "CHECKPOINT",
+    "PRAGMA enable_profiling",
+]
+
+
+# One database per module, each in a folder of its own: every test checks that the file
+# and the folder are exactly as they were, so nothing earlier may have changed them either.
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Catalog]:
+    path = make_shop_db(tmp_path_factory.mktemp("sqlite") / "shop.db")
+    url = f"sqlite:///{path}"
+    return url, path, sqlalchemy_url.introspect(url, catalog="shop")
+
+
+@pytest.fixture(scope="module")
+def duck(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Catalog]:
+    path = tmp_path_factory.mktemp("duckdb") / "shop.duckdb"
+    connection = duckdb.connect(str(path))
+    connection.execute("CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER)")
+    connection.execute("INSERT INTO orders VALUES (1, 1), (2, 1), (3, 2)")
+    connection.close()
+    url = f"duckdb:///{path}"
+    return url, path, sqlalchemy_url.introspect(url, catalog="duck")
+
+
+def files_in(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+def test_a_validated_query_runs_and_values_come_back_json_friendly(shop) -> None:
+    url, _, catalog = shop
+    result = execute_sql(
+        url,
+        "select c.name, sum(oi.quantity * oi.unit_price) as revenue from order_items oi "
+        "join products p on p.product_id = oi.product_id join categories c on c.category_id = p.category_id "
+        "group by c.name order by revenue desc",
+        catalog,
+        max_rows=10,
+        timeout_s=5,
+    )
+    assert result.columns == ["name", "revenue"]
+    assert result.rows == [["Kitchen", 70], ["Garden", 15]]
+    assert result.sql.startswith("SELECT c.name, SUM(oi.quantity * oi.unit_price) AS revenue FROM order_items AS oi")
+    assert not result.truncated
+
+
+def test_rows_stop_at_the_limit(shop) -> None:
+    url, _, catalog = shop
+    result = execute_sql(url, "SELECT order_id FROM orders ORDER BY order_id", catalog, max_rows=2, timeout_s=5)
+    assert result.rows == [[1], [2]]
+    assert result.truncated and result.row_limit == 2
+
+
+@pytest.mark.parametrize("sql", HOSTILE_SQLITE)
+def test_hostile_sql_is_refused_on_sqlite_and_the_file_is_unchanged(shop, sql: str) -> None:
+    url, path, catalog = shop
+    folder = path.parent
+    sql = sql.format(dir=folder)
+    before, files = fingerprint(path), files_in(folder)
+    with pytest.raises(QueryRefused):
+        execute_sql(url, sql, catalog, max_rows=5, timeout_s=2)
+    # The engine alone refuses it too (or, for the few that are plain reads, only reads).
+    try:
+        run_read_only(url, sql, max_rows=5, timeout_s=2)
+    except QueryFailed:
+        pass
+    assert fingerprint(path) == before
+    assert files_in(folder) == files
+
+
+@pytest.mark.parametrize("sql", HOSTILE_DUCKDB)
+def test_hostile_sql_is_refused_on_duckdb_and_the_file_is_unchanged(duck, sql: str) -> None:
+    url, path, catalog = duck
+    folder = path.parent
+    sql = sql.format(dir=folder)
+    before, files = fingerprint(path), files_in(folder)
+    with pytest.raises(QueryRefused):
+        execute_sql(url, sql, catalog, max_rows=5, timeout_s=2)
+    try:
+        result = run_read_only(url, sql, max_rows=5, timeout_s=2)
+    except QueryFailed:
+        pass
+    else:
+        assert "root" not in str(result.rows) and "/bin" not in str(result.rows)
+    assert fingerprint(path) == before
+    assert files_in(folder) == files
+
+
+def test_the_engines_alone_refuse_writes(shop, duck) -> None:
+    for url, sql, words in [
+        (shop[0], "DELETE FROM orders", "not authorized"),
+        (shop[0], "ATTACH DATABASE ':memory:' AS m", "not authorized"),
+        (shop[0], "SELECT 1; DELETE FROM orders", "one statement at a time"),
+        (duck[0], "DELETE FROM orders", "read-only"),
+        (duck[0], "SELECT * FROM read_csv('/etc/passwd')", "disabled by configuration"),
+    ]:
+        with pytest.raises(QueryFailed, match=words):
+            run_read_only(url, sql, max_rows=5, timeout_s=2)
+
+
+def test_a_long_query_is_stopped(shop, duck) -> None:
+    slow_sqlite = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r"
+    for url, sql in [(shop[0], slow_sqlite), (duck[0], "SELECT count(*) FROM range(1000000000000)")]:
+        started = time.monotonic()
+        with pytest.raises(QueryFailed, match="ran longer than 0.5 s"):
+            run_read_only(url, sql, max_rows=5, timeout_s=0.5)
+        assert time.monotonic() - started < 5
+
+
+def test_a_missing_file_is_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.db"
+    with pytest.raises(QueryFailed, match="does not exist"):
+        run_read_only(f"sqlite:///{missing}", "SELECT 1", max_rows=1, timeout_s=1)
+    assert not missing.exists()
+
+
+def test_unsupported_databases_are_refused() -> None:
+    with pytest.raises(QueryRefused, match="mysql is not supported"):
+        dialect_of("mysql+pymysql://u:p@localhost/db")
+
+
+def test_source_url_uses_what_the_catalog_can_give() -> None:
+    sqlite = Catalog("shop", source={"kind": "sqlalchemy", "url": "sqlite:///shop.db"})
+    assert source_url(sqlite) == "sqlite:///shop.db"
+    assert source_url(sqlite, "sqlite:///other.db") == "sqlite:///other.db"
+    masked = Catalog("crm", source={"kind": "sqlalchemy", "url": "postgresql://me:***@db/crm"})
+    with pytest.raises(QueryRefused, match="without the password") as raised:
+        source_url(masked)
+    assert "SCHEMA_SEARCH_SOURCE_URLS" in str(raised.value)
+    assert source_url(masked, "postgresql://me:secret@db/crm") == "postgresql://me:secret@db/crm"
+    ddl = Catalog("crm", source={"kind": "ddl", "files": ["crm.sql"]})
+    with pytest.raises(QueryRefused, match="indexed from crm.sql, not from a database"):
+        source_url(ddl)
+
+
+# --- PostgreSQL -------------------------------------------------------------------
+
+
+@pytest.fixture
+def pg_schema():
+    """A scratch schema with one table, dropped afterwards; skips without a server (fails under CI)."""
+    url = make_url(PG_URL).set(drivername="postgresql+psycopg2")
+    engine = create_engine(url, connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect():
+            pass
+    except OperationalError as error:
+        engine.dispose()
+        message = f"PostgreSQL at {url.render_as_string()} is not reachable ({str(error.orig).strip().splitlines()[0]})"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    schema = f"ss_exec_{uuid.uuid4().hex[:8]}"
+    with engine.begin() as connection:
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+        connection.execute(text(f"CREATE TABLE {schema}.orders (order_id INT PRIMARY KEY, note TEXT)"))
+        connection.execute(text(f"INSERT INTO {schema}.orders VALUES (1, 'a%b'), (2, 'plain'), (3, NULL)"))
+        # A function that writes: to SQL checks it is just a SELECT of a function call.
+        connection.execute(text(
+            f"CREATE FUNCTION {schema}.sneaky() RETURNS int LANGUAGE sql "
+            f"AS 'INSERT INTO {schema}.orders VALUES (99, ''sneaky'') RETURNING 1'"
+        ))  # fmt: skip
+    yield engine, schema
+    with engine.begin() as connection:
+        connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+    engine.dispose()
+
+
+@pytest.mark.postgres
+def test_postgres_runs_read_only_and_the_server_refuses_writes(pg_schema) -> None:
+    engine, schema = pg_schema
+    catalog = sqlalchemy_url.introspect(PG_URL, catalog="pg", db=schema)
+    result = execute_sql(
+        PG_URL, f"SELECT order_id, note FROM {schema}.orders WHERE note LIKE '%\\%%' ESCAPE '\\' OR note IS NULL "
+        "ORDER BY order_id", catalog, max_rows=10, timeout_s=5,
+    )  # fmt: skip
+    assert result.rows == [[1, "a%b"], [3, None]]
+    assert execute_sql(PG_URL, f"SELECT * FROM {schema}.orders", catalog, max_rows=2, timeout_s=5).truncated
+
+    # The validator sees a plain SELECT; the server's read-only transaction refuses the write.
+    with pytest.raises(QueryFailed, match="cannot execute INSERT in a read-only transaction"):
+        execute_sql(PG_URL, f"SELECT {schema}.sneaky() AS n", catalog, max_rows=5, timeout_s=5)
+
+    # Past the validator, straight to the server: refused there too.
+    for sql in [
+        f"INSERT INTO {schema}.orders VALUES (9, 'x')",
+        f"WITH gone AS (DELETE FROM {schema}.orders RETURNING *) SELECT * FROM gone",
+        f"SELECT set_config('transaction_read_only', 'off', true), * FROM {schema}.orders",
+        f"SELECT nextval('{schema}.nope')",
+        f"UPDATE {schema}.orders SET note = 'x'; COMMIT",
+    ]:
+        with pytest.raises(QueryFailed):
+            run_read_only(PG_URL, sql, max_rows=5, timeout_s=5)
+        with pytest.raises(QueryRefused):
+            execute_sql(PG_URL, sql, catalog, max_rows=5, timeout_s=5)
+    with pytest.raises(QueryFailed, match="ran longer than 0.5 s"):
+        run_read_only(PG_URL, "SELECT pg_sleep(5)", max_rows=1, timeout_s=0.5)
+    with engine.connect() as connection:
+        rows = connection.execute(text(f"SELECT order_id, note FROM {schema}.orders ORDER BY 1")).all()
+    assert [tuple(r) for r in rows] == [(1, "a%b"), (2, "plain"), (3, None)]

@@ -1,0 +1,176 @@
+"""sqlcheck: one read-only query, every table and column known, closest names suggested."""
+
+from __future__ import annotations
+
+import pytest
+
+from schema_search.agent.sqlcheck import catalog_dialect, validate_sql
+from schema_search.tables.catalog import Catalog, Column, Table
+
+from ..conftest import tiny_catalog
+
+SHOP = Catalog(
+    "shop",
+    (
+        Table("main", "orders", columns=tuple(Column(c) for c in ("order_id", "customer_id", "total", "status"))),
+        Table("main", "customers", columns=tuple(Column(c) for c in ("customer_id", "email", "status"))),
+    ),
+    source={"kind": "sqlalchemy", "dialect": "sqlite"},
+)
+
+# Refused as a whole, before any name is looked at.
+HOSTILE = [
+    "SELECT 1; DROP TABLE orders",
+    "COMMIT; DROP TABLE orders",
+    "WITH gone AS (DELETE FROM orders RETURNING *) SELECT * FROM gone",
+    "WITH x AS (UPDATE orders SET total = 0 RETURNING *) SELECT 1",
+    "WITH x AS (INSERT INTO orders (order_id) VALUES (9) RETURNING *) SELECT * FROM x",
+    "SELECT * INTO orders_copy FROM orders",
+    "ATTACH DATABASE '/tmp/evil.db' AS evil",
+    "COPY orders TO '/tmp/orders.csv'",
+    "PRAGMA writable_schema = 1",
+    "INSERT INTO orders (order_id) VALUES (1)",
+    "UPDATE orders SET total = 0",
+    "DELETE FROM orders",
+    "CREATE TABLE evil (x INT)",
+    "DROP TABLE orders",
+    "ALTER TABLE orders ADD COLUMN x INT",
+    "TRUNCATE orders",
+    "VACUUM",
+    "LOAD 'evil'",
+    "SET search_path = evil",
+    "CALL evil()",
+    "BEGIN",
+    "SELECT 1 -- harmless\n; DROP TABLE orders",
+    "SELECT 1 /* ; */; DELETE FROM orders",
+    "/* just a comment */ DELETE FROM orders",
+    "SELECT 'a\\'; DROP TABLE orders; --'",
+    "SELECT * FROM orders FOR UPDATE",
+    "EXPLAIN ANALYZE DELETE FROM orders",
+    "GRANT ALL ON orders TO public",
+    "SELECT load_extension('/tmp/evil.so')",
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT pg_read_file('/etc/passwd')",
+    "SELECT set_config('default_transaction_read_only', 'off', false)",
+    "SELECT query_to_xml('DELETE FROM orders', true, true, '')",
+    "",
+    " ; ",
+]
+
+
+@pytest.mark.parametrize("sql", HOSTILE)
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres", "duckdb"])
+def test_hostile_sql_is_refused(sql: str, dialect: str) -> None:
+    validation = validate_sql(sql, dialect, SHOP)
+    assert not validation.ok
+    assert validation.sql is None
+    assert validation.errors
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT 1; DROP TABLE orders", "Only one statement is allowed; found 2."),
+        ("WITH g AS (DELETE FROM orders RETURNING *) SELECT * FROM g", "Only read-only queries are allowed; found DELETE."),
+        ("SELECT * INTO t2 FROM orders", "Only read-only queries are allowed; found SELECT ... INTO."),
+        ("SELECT FROM WHERE", "The SQL does not parse as sqlite"),
+    ],
+)
+def test_refusals_say_why(sql: str, expected: str) -> None:
+    assert validate_sql(sql, "sqlite", SHOP).errors[0].startswith(expected)
+
+
+def test_file_reads_are_not_tables() -> None:
+    validation = validate_sql("SELECT * FROM 'data.csv'", "duckdb", SHOP)
+    assert [(i.kind, i.name) for i in validation.issues] == [("unknown_table", "data.csv")]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT o.order_id, c.email FROM orders o JOIN customers c ON c.customer_id = o.customer_id",
+        "SELECT total AS t FROM orders ORDER BY t",
+        "SELECT customer_id, count(*) AS n FROM orders GROUP BY customer_id HAVING count(*) > 1 ORDER BY n",
+        "WITH big AS (SELECT customer_id, total FROM orders WHERE total > 100) SELECT b.customer_id FROM big b",
+        "WITH t(a, b) AS (SELECT order_id, total FROM orders) SELECT t.a FROM t",
+        "SELECT * FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.customer_id AND email > '')",
+        "SELECT email FROM customers JOIN orders USING (customer_id)",
+        "SELECT d.x FROM (SELECT order_id AS x FROM orders) d",
+        "SELECT order_id FROM orders UNION SELECT customer_id FROM customers ORDER BY order_id",
+        "SELECT c.email, (SELECT max(total) FROM orders o WHERE o.customer_id = c.customer_id) AS m FROM customers c",
+        "SELECT o.* FROM main.orders AS o",
+        "SELECT status, count(*) FROM orders GROUP BY 1",
+        "SELECT COUNT(*) FROM ORDERS WHERE Status = 'paid'",
+    ],
+)
+def test_valid_queries_pass(sql: str) -> None:
+    validation = validate_sql(sql, "sqlite", SHOP)
+    assert validation.ok, validation
+    assert validation.errors == [] and validation.issues == []
+
+
+@pytest.mark.parametrize(
+    ("sql", "issues"),
+    [
+        ("SELECT * FROM ordrs", [("unknown_table", "ordrs", ["main.orders"])]),
+        ("SELECT * FROM main.ordrs", [("unknown_table", "main.ordrs", ["main.orders"])]),
+        ("SELECT emial FROM customers", [("unknown_column", "emial", ["customers.email"])]),
+        ("SELECT o.totl, o.nope FROM orders o", [
+            ("unknown_column", "o.totl", ["o.total"]), ("unknown_column", "o.nope", []),
+        ]),
+        ("SELECT x.order_id FROM orders o", [("unknown_table", "x", ["o"])]),
+        ("SELECT status FROM orders o JOIN customers c ON c.customer_id = o.customer_id",
+         [("ambiguous_column", "status", ["o.status", "c.status"])]),
+        ("SELECT d.y FROM (SELECT order_id AS x FROM orders) d", [("unknown_column", "d.y", ["d.x"])]),
+        ("SELECT c.emial FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE c.emial IS NULL)",
+         [("unknown_column", "c.emial", ["c.email"])]),
+    ],
+)  # fmt: skip
+def test_unknown_and_ambiguous_names_with_closest_real_ones(sql: str, issues: list) -> None:
+    validation = validate_sql(sql, "sqlite", SHOP)
+    assert not validation.ok
+    assert [(i.kind, i.name, i.suggestions) for i in validation.issues] == issues
+
+
+def test_tables_read_and_normalised_sql() -> None:
+    validation = validate_sql("select o.total from orders o /* why */ join customers c using (customer_id)", None, SHOP)
+    assert validation.dialect == "sqlite"
+    assert validation.tables == ["main.customers", "main.orders"]
+    assert validation.sql == "SELECT o.total FROM orders AS o JOIN customers AS c USING (customer_id)"
+
+
+def test_a_bare_name_in_several_schemas_is_ambiguous() -> None:
+    two = Catalog("two", (Table("crm", "notes", columns=(Column("id"),)), Table("support", "notes", columns=(Column("id"),))))
+    validation = validate_sql("SELECT id FROM notes", "postgres", two)
+    assert [(i.kind, i.suggestions) for i in validation.issues] == [("ambiguous_table", ["crm.notes", "support.notes"])]
+    assert validate_sql("SELECT id FROM crm.notes", "postgres", two).ok
+
+
+def test_postgres_warnings_for_search_path_and_case() -> None:
+    validation = validate_sql("SELECT amount FROM InvoiceLines", "postgres", tiny_catalog())
+    assert validation.ok
+    assert validation.warnings == [
+        'InvoiceLines is billing."InvoiceLines": write that unless billing is on the search path.',
+        'InvoiceLines must be written "InvoiceLines" (quoted): PostgreSQL folds unquoted names to lower case.',
+    ]
+    assert validate_sql('SELECT amount FROM billing."InvoiceLines"', "postgres", tiny_catalog()).warnings == []
+
+
+@pytest.mark.parametrize(
+    ("source", "dialect"),
+    [
+        ({"kind": "sqlalchemy", "dialect": "postgresql"}, "postgres"),
+        ({"kind": "sqlalchemy", "dialect": "duckdb"}, "duckdb"),
+        ({"kind": "ddl", "dialect": "mysql"}, "mysql"),
+        ({"kind": "ddl", "dialect": None}, None),
+        ({"kind": "benchmark"}, "sqlite"),
+    ],
+)
+def test_catalog_dialect(source: dict, dialect: str | None) -> None:
+    assert catalog_dialect(Catalog("x", source=source)) == dialect
+
+
+def test_dialect_names_from_sqlalchemy_and_overlong_sql() -> None:
+    assert validate_sql("SELECT total FROM orders", "PostgreSQL", SHOP).dialect == "postgres"
+    too_long = "SELECT " + "1 + " * 30_000 + "1"
+    assert validate_sql(too_long, "sqlite", SHOP).errors == [f"The SQL is {len(too_long)} characters long; the limit is 100000."]

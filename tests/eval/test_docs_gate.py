@@ -1,0 +1,50 @@
+"""The docs baseline gate: a slice of the FastAPI docs with the dev questions, the shipped default.
+
+The slice is indexed once (dense channel included); the default is measured as
+shipped, next to the BM25-over-pages peer, and with ranking broken on purpose, to
+prove the gate notices.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from eval.docs import configs, gate
+from eval.docs.questions import load_questions
+from eval.docs.runner import evaluate
+from schema_search.core import ranking
+from schema_search.settings import Settings
+from schema_search.workspace import Workspace
+
+from ..conftest import SHARED
+
+CORPUS = SHARED / "docs_corpora" / "fastapi"
+
+pytestmark = [pytest.mark.skipif(not CORPUS.is_dir(), reason=f"docs corpus not found at {CORPUS}"), pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def sliced(tmp_path_factory) -> Workspace:
+    folder = gate.build_slice(CORPUS, tmp_path_factory.mktemp("slice"))
+    workspace = Workspace(Settings(home=tmp_path_factory.mktemp("home"), embedding_threads=1))
+    workspace.index_corpus(folder, corpus="slice")
+    return workspace
+
+
+def measure(workspace: Workspace) -> dict[str, float]:
+    built = configs.build(workspace, "slice", [configs.DEFAULT, configs.PEER_BM25])
+    run = evaluate(built, [load_questions(gate.QUESTIONS)], (5, 10))
+    return {r.config: r.recall[5] for r in next(iter(run.sets.values()))}
+
+
+def test_default_page_recall_at_5_holds_its_baseline_and_beats_the_bm25_peer(sliced):
+    figures = measure(sliced)
+    baseline = gate.load_baseline()["page_recall@5"]
+    assert figures["default"] >= baseline - gate.TOLERANCE, figures
+    assert figures["default"] >= figures[configs.PEER_BM25], figures
+
+
+def test_gate_fails_when_fusion_is_inverted(sliced, monkeypatch):
+    fused = ranking.rrf
+    monkeypatch.setattr(ranking, "rrf", lambda *args, **kwargs: [(t, -s) for t, s in fused(*args, **kwargs)[::-1]])
+    assert measure(sliced)["default"] < gate.load_baseline()["page_recall@5"] - gate.TOLERANCE

@@ -1,0 +1,37 @@
+from pytest import approx
+
+from schema_search.tables.expand import adjacency, complete_joins, graph_boost
+
+GRAPH = adjacency([("flights", "airports"), ("sic", "singer"), ("sic", "concert")])
+
+
+def test_graph_boost_adds_weighted_scores_of_top_neighbours():
+    boosted = dict(graph_boost([("flights", 0.04), ("airports", 0.03), ("ship", 0.035)], GRAPH, weight=0.5))
+    assert boosted["flights"] == approx(0.04 + 0.5 * 0.03)
+    assert boosted["airports"] == approx(0.03 + 0.5 * 0.04)
+    assert boosted["ship"] == approx(0.035)
+
+
+def test_graph_boost_only_lends_from_the_top():
+    boosted = dict(graph_boost([("ship", 0.05), ("flights", 0.04), ("airports", 0.03)], GRAPH, weight=1.0, top=2))
+    assert boosted["airports"] == approx(0.03 + 0.04)
+    assert boosted["flights"] == approx(0.04)  # airports is outside the top 2
+
+
+def test_zero_weight_keeps_the_order():
+    ranked = [("b", 0.2), ("a", 0.1)]
+    assert graph_boost(ranked, GRAPH, 0.0) == ranked
+
+
+def test_complete_joins_inserts_bridge_after_the_pair_and_marks_it():
+    out = complete_joins(["singer", "stadium", "concert"], GRAPH)
+    assert out == [("singer", False), ("stadium", False), ("concert", False), ("sic", True)]
+
+
+def test_complete_joins_leaves_directly_joined_pairs_alone():
+    assert complete_joins(["flights", "airports"], GRAPH) == [("flights", False), ("airports", False)]
+
+
+def test_a_bridge_already_in_the_head_is_not_duplicated():
+    out = complete_joins(["singer", "sic", "concert"], GRAPH)
+    assert [t for t, _ in out] == ["singer", "sic", "concert"] and not any(added for _, added in out)

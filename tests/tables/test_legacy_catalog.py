@@ -1,0 +1,34 @@
+"""A catalog indexed by release 0.1 (before the core was shared with documents) still opens and ranks the same.
+
+``tests/fixtures/legacy_home`` was written by ``schema-search index sample_schemas/shop.sql
+--catalog shop --dialect sqlite`` at commit 635bf55, dense channel included, and is
+committed as it was written.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from schema_search.settings import Settings
+from schema_search.workspace import Workspace
+
+from ..conftest import SAMPLES
+
+LEGACY = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_home"
+QUESTIONS = [json.loads(line)["question"] for line in (SAMPLES / "shop_cases.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_a_previous_release_catalog_opens_and_answers_exactly_as_a_fresh_index(tmp_path):
+    shutil.copytree(LEGACY, tmp_path / "legacy")  # a writer's lock file must not touch the repository
+    legacy = Workspace(Settings(home=tmp_path / "legacy", embedding_threads=1))
+    manifest = legacy.store.current("shop").manifest()
+    assert "format" not in manifest  # really written by the old release
+    fresh = Workspace(Settings(home=tmp_path / "fresh", embedding_threads=1))
+    fresh.index_source(str(SAMPLES / "shop.sql"), catalog="shop", dialect="sqlite")
+    assert legacy.info("shop").tables == fresh.info("shop").tables
+    for question in QUESTIONS:
+        old = legacy.search("shop", question, 5).model_dump()
+        new = fresh.search("shop", question, 5).model_dump()
+        assert old == new, question

@@ -11,10 +11,11 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 from .core.build import Progress, write_indexes
 from .core.dense import DenseIndex, Embedder, shared_embedder
+from .core.kind import ItemKind
 from .core.store import Generation, Shelf, Store, check_name
 from .docs import results
 from .docs.chunker import Chunking
@@ -226,7 +227,9 @@ class Workspace:
                 self._searchers[key] = cached
             return cached
 
-    def _write_indexes(self, path: Path, store: Store, name: str, kind, items, progress: Progress | None) -> dict:
+    def _write_indexes(
+        self, path: Path, store: Store, name: str, kind: ItemKind, items: Sequence, progress: Progress | None
+    ) -> dict:
         embedder = self.embedder() if self.settings.dense else None
         previous = _previous_vectors(store, name) if embedder else None
         return write_indexes(path, kind, items, embedder, previous, progress)

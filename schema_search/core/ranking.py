@@ -27,6 +27,8 @@ from .fusion import effective_weights, ranks_of, rrf
 Boost = Callable[[list[tuple[str, float]]], list[tuple[str, float]]]
 # (final order, k) -> at most about k (id, added) pairs: what the kind adds, and the cut.
 Complete = Callable[[list[str], int], list[tuple[str, bool]]]
+# (pinned id, its fused score) -> sort key among the pins; without one they keep the given order.
+PinOrder = Callable[[str, float], tuple]
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ def rank(
     readable: float = 1.0,
     boost: Boost | None = None,
     pins: Sequence[str] = (),
+    pin_order: PinOrder | None = None,
     relevance: Relevance | None = None,
     evidence: Sequence[str] = (),
     complete: Complete | None = None,
@@ -80,6 +83,8 @@ def rank(
         coverage: channel -> share of items it has text for.
         readable: share of the question the embedding model can read; scales the dense weight.
         pins: items the question names verbatim, in the order it names them.
+        pin_order: a sort key for the pins given their fused score (the kind's say on
+            which pinned item comes first); without it they keep the order given.
         relevance: the dense model's view of the question; ``None`` skips the floor.
         evidence: channels whose match keeps an item above the floor on its own.
 
@@ -98,6 +103,8 @@ def rank(
     order = [item for item, _ in scored]
     pinned = set(pins)
     if pins:
+        if pin_order is not None:
+            pins = sorted(pins, key=lambda item: pin_order(item, score_of.get(item, 0.0)))
         order = pin.pin_first(order, pins)
     dropped = 0
     if relevance is not None:

@@ -113,8 +113,8 @@ def pinned_chunks(
         documents: how many documents the corpus has.
         share: a reference in more than this share of them pins nothing.
 
-    Chunks whose header has a reference come first (they are *about* it; the rest
-    mention it); the search orders each group by nearness to the question.
+    The search puts chunks whose header has a reference first (they are *about* it;
+    the rest mention it), each group in its fused order.
     """
     limit = max(MIN_DOCUMENTS, math.floor(share * documents))
     header_hits: dict[str, None] = {}

@@ -1,9 +1,9 @@
 """Question -> ranked chunks: the core's channels and stages, with verbatim pins and the nearest chunk kept.
 
 The shared stages (``core.ranking``) run with the chunks' pins: chunks that contain
-an identifier the question writes verbatim go first, those whose context header
-has it before those whose text merely mentions it, each group nearest the question
-first. Pins never push out the chunk the embedding model finds nearest: if they
+a reference the question writes verbatim go first, those whose context header has
+it before those whose text merely mentions it, each group in the fused (semantic)
+order. Pins never push out the chunk the embedding model finds nearest: if they
 did, it is added after them (``added``), so a result can hold k + 1 chunks.
 
 The only I/O is inside :class:`CorpusSearcher` (tantivy, the embedding model).
@@ -108,7 +108,9 @@ class CorpusSearcher:
         # A corpus has thousands of chunks: some chunk is always a little near any text,
         # so off topic is judged against how near unrelated text gets to its nearest chunk.
         relevance = self.channels.relevance(question, rankings, nearest_topic_floor=True)
-        pins = self._pins(question, config) if config.pin_identifiers else []
+        found = self._pins(question, config) if config.pin_identifiers else []
+        about = {chunk for chunk, in_header in found if in_header}
+        pins = [chunk for chunk, _ in found]
         nearest = relevance.nearest if relevance is not None and relevance.judges and pins else None
         ranking = rank(
             rankings,
@@ -117,23 +119,21 @@ class CorpusSearcher:
             coverage=self.coverage,
             readable=relevance.readable if relevance else 1.0,
             pins=pins,
+            # Chunks about the reference before chunks that mention it, each in the fused order.
+            pin_order=lambda chunk, score: (chunk not in about, -score),
             relevance=relevance if config.relevance_floor else None,
             complete=lambda order, k: keep_nearest(order, k, nearest),
         )
         cosines = self.channels.cosines(question, [r.id for r in ranking.ranked])
         return ChunkHits(ranking, cosines, self.floor)
 
-    def _pins(self, question: str, config: DocsSearchConfig) -> list[str]:
+    def _pins(self, question: str, config: DocsSearchConfig) -> list[tuple[str, bool]]:
+        """``(chunk, its header has the reference)`` for the chunks the question's references point at."""
         if self.channels.fields is None:
             return []
-        found = pinned_chunks(
+        return pinned_chunks(
             question, self.channels.fields, self.chunk, len(self.corpus.documents), config.pin_share, self.labels
         )
-        if not found:
-            return []
-        # Within each group (about it, then mentioning it), nearest the question first.
-        cosines = self.channels.cosines(question, [c for c, _ in found])
-        return [c for c, _ in sorted(found, key=lambda pair: (not pair[1], -cosines.get(pair[0], 0.0)))]
 
 
 def chunk_coverage(corpus: Corpus) -> dict[str, float]:

@@ -67,8 +67,10 @@ def rank_tables(
     if graph and config.graph_boost > 0:
         boost = partial(expand.graph_boost, graph=graph, weight=config.graph_boost)
     if graph and config.complete_joins:
-        # Bridges take places within k: the caller asked for at most k tables.
-        complete = lambda order, k: expand.complete_joins(order, graph)[:k]  # noqa: E731
+
+        def complete(order: list[str], k: int) -> list[tuple[str, bool]]:
+            # Bridges take places within k: the caller asked for at most k tables.
+            return expand.complete_joins(order, graph)[:k]
     return rank(
         rankings,
         Fusion(config.weights, config.rrf_k, config.scale_by_coverage),

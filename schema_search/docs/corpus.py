@@ -12,16 +12,17 @@ channel, never of the chunk's stored text, which is exactly what the source says
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..core.ids import DIGITS, short_id
+
 CORPUS_FILE = "corpus.json"
 CHUNKS_FILE = "chunks.jsonl"
 TEXTS_FILE = "texts.jsonl"
-ID_DIGITS = 6
+ID_DIGITS = DIGITS
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ def source_id(*parts: str, digits: int = ID_DIGITS) -> str:
     >>> source_id("fastapi", "tutorial/first-steps.md", "0")
     'S65c775'
     """
-    return "S" + hashlib.sha1("\x00".join(parts).encode()).hexdigest()[:digits]
+    return short_id("S", *parts, digits=digits)
 
 
 class IdAllocator:

@@ -60,7 +60,8 @@ def references(question: str, labels: Collection[str] = ()) -> list[Reference]:
     (['pep 484'], [])
     """
     found: list[Reference] = []
-    cited = [text for text in pin.references(question) if _cites(text, question, labels)]
+    candidates = pin.references(question)
+    cited = [text for text in candidates if _cites(text, question, labels)]
     for text in cited:
         labelled = _LABELLED.match(text)
         if labelled:
@@ -69,7 +70,7 @@ def references(question: str, labels: Collection[str] = ()) -> list[Reference]:
             found.append(Reference(text, re.compile(rule, re.IGNORECASE)))
         else:
             found.append(Reference(text, re.compile(rf"(?<![\w.]){re.escape(text)}(?!\w|\.\d)")))
-    parts = {word for text in pin.references(question) for word in text.replace("-", " ").split()}
+    parts = {word for text in candidates for word in text.replace("-", " ").split()}
     for name in _identifiers(question):
         if name not in parts:
             found.append(Reference(name, re.compile(rf"(?<!\w){re.escape(name)}(?!\w)"), header_only=True))
@@ -113,17 +114,16 @@ def pinned_chunks(
         documents: how many documents the corpus has.
         share: a reference in more than this share of them pins nothing.
 
-    The search puts chunks whose header has a reference first (they are *about* it;
-    the rest mention it), each group in its fused order.
+    A chunk that several references point at is listed once, in its header if any
+    reference is. The search puts chunks whose header has a reference first (they
+    are *about* it; the rest mention it), each group in its fused order.
     """
     limit = max(MIN_DOCUMENTS, math.floor(share * documents))
-    header_hits: dict[str, None] = {}
-    text_hits: dict[str, None] = {}
+    found: dict[str, bool] = {}
     for reference in references(question, labels):
-        matched = _containing(reference, fields, chunk, limit)
-        for chunk_id, in_header in matched or ():
-            (header_hits if in_header else text_hits)[chunk_id] = None
-    return [(c, True) for c in header_hits] + [(c, False) for c in text_hits if c not in header_hits]
+        for chunk_id, in_header in _containing(reference, fields, chunk, limit) or ():
+            found[chunk_id] = found.get(chunk_id, False) or in_header
+    return list(found.items())
 
 
 def _containing(

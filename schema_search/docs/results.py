@@ -17,7 +17,7 @@ def distance(cosine: float | None) -> float | None:
 
 
 def response(searcher: CorpusSearcher, question: str, hits: ChunkHits) -> DocsSearchResponse:
-    unrelated = distance(hits.floor)
+    unrelated = distance(hits.unrelated)
     results = []
     for ranked in hits.ranking.ranked:
         chunk = searcher.chunk(ranked.id)

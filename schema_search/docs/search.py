@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from ..core.build import coverage
 from ..core.channels import Channels, Ranker
 from ..core.dense import Embedder
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.store import Generation
 from .corpus import Chunk, Corpus, Document, load_corpus, load_text
-from .documents import CHUNKS, FIELDS
+from .documents import FIELDS
 from .references import pinned_chunks
 
 
@@ -44,7 +43,7 @@ class ChunkHits:
 
     ranking: Ranking
     cosines: Mapping[str, float]
-    floor: float | None
+    unrelated: float | None
 
 
 def keep_nearest(order: list[str], k: int, nearest: str | None) -> list[tuple[str, bool]]:
@@ -65,12 +64,12 @@ class CorpusSearcher:
     """An opened corpus generation, ready to answer questions."""
 
     def __init__(
-        self, corpus: Corpus, channels: Channels, coverage: Mapping[str, float] | None = None,
+        self, corpus: Corpus, channels: Channels, coverage: Mapping[str, float],
         generation: str = "", path: Path | None = None,
     ) -> None:
         self.corpus = corpus
         self.channels = channels
-        self.coverage = dict(coverage) if coverage is not None else chunk_coverage(corpus)
+        self.coverage = dict(coverage)
         self.generation = generation
         self.path = path
         self._chunks = {c.id.lower(): c for c in corpus.chunks}
@@ -82,15 +81,15 @@ class CorpusSearcher:
     def open(cls, generation: Generation, embedder: Embedder | None = None) -> CorpusSearcher:
         channels = Channels.open(generation, FIELDS, embedder)
         corpus = load_corpus(generation.path)
-        return cls(corpus, channels, generation.manifest().get("coverage"), generation.id, generation.path)
+        return cls(corpus, channels, generation.manifest()["coverage"], generation.id, generation.path)
 
     @property
     def rankers(self) -> dict[str, Ranker]:
         return self.channels.rankers
 
     @property
-    def floor(self) -> float | None:
-        """The unrelated level results are shown against: how near unrelated text gets to its nearest chunk."""
+    def unrelated_level(self) -> float | None:
+        """The cosine results are shown against: how near unrelated text gets to its nearest chunk."""
         return self.channels.vectors.nearest_floor if self.channels.vectors is not None else None
 
     def chunk(self, source_id: str) -> Chunk | None:
@@ -124,8 +123,11 @@ class CorpusSearcher:
             relevance=relevance if config.relevance_floor else None,
             complete=lambda order, k: keep_nearest(order, k, nearest),
         )
-        cosines = self.channels.cosines(question, [r.id for r in ranking.ranked])
-        return ChunkHits(ranking, cosines, self.floor)
+        # The floor already has the cosines of every ranked chunk; only pinned ones no channel ranked lack one.
+        known = relevance.cosines if relevance is not None else {}
+        missing = [r.id for r in ranking.ranked if r.id not in known]
+        cosines = {**known, **self.channels.cosines(question, missing)}
+        return ChunkHits(ranking, cosines, self.unrelated_level)
 
     def _pins(self, question: str, config: DocsSearchConfig) -> list[tuple[str, bool]]:
         """``(chunk, its header has the reference)`` for the chunks the question's references point at."""
@@ -134,8 +136,3 @@ class CorpusSearcher:
         return pinned_chunks(
             question, self.channels.fields, self.chunk, len(self.corpus.documents), config.pin_share, self.labels
         )
-
-
-def chunk_coverage(corpus: Corpus) -> dict[str, float]:
-    """Share of chunks with any text in each field."""
-    return coverage([CHUNKS.document(c) for c in corpus.chunks], FIELDS)

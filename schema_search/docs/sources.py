@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable, Sequence
 
@@ -80,11 +79,11 @@ def read_corpus(
         except (ValueError, OSError, RecursionError) as error:
             unreadable.append(f"{relative}: {error}")
             continue
-        document = _document(ids(name, relative), relative, format_name, parsed, record, url_template)
         text = _whole_text(parsed)
         if not text.strip():
             warnings.append(f"{relative}: no text (a scanned PDF has no text layer)" if format_name == "pdf" else f"{relative}: no text")
-        documents.append(_sized(document, text))
+        document = _document(ids(name, relative), relative, format_name, parsed, text, record, url_template)
+        documents.append(document)
         texts[document.id] = text
         chunks.extend(_chunks(name, relative, document, parsed, chunking, ids))
     warnings[:0] = unreadable
@@ -203,7 +202,13 @@ def _check_template(template: str | None) -> None:
 
 
 def _document(
-    document_id: str, relative: str, format_name: str, parsed: ParsedDocument, record: dict, template: str | None
+    document_id: str,
+    relative: str,
+    format_name: str,
+    parsed: ParsedDocument,
+    text: str,
+    record: dict,
+    template: str | None,
 ) -> Document:
     posix = PurePosixPath(relative)
     if record.get("url"):
@@ -223,6 +228,8 @@ def _document(
         format=format_name,
         label=parsed.label,
         fields={key: list(values) for key, values in parsed.fields.items()},
+        chars=len(text),
+        words=len(_WORD.findall(text)),
     )
 
 
@@ -258,7 +265,3 @@ def _whole_text(parsed: ParsedDocument) -> str:
             parts.append(section.headings[-1])
         parts.extend(block.text for block in section.blocks)
     return "\n\n".join(parts)
-
-
-def _sized(document: Document, text: str) -> Document:
-    return replace(document, chars=len(text), words=len(_WORD.findall(text)))

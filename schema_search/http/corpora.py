@@ -81,7 +81,7 @@ async def create_corpus(
         )
     body = await read_body(request, ws.settings.max_upload_bytes, "documents")
     check_admin(ws.settings, admin_key, required=False)
-    files = await _form_files(request, body) if media_type == MULTIPART else None
+    files = await _form_files(request, body, ws.settings.max_upload_files) if media_type == MULTIPART else None
     # Unpacking and indexing are CPU-bound: they run in the thread pool, off the event loop.
     return await run_in_threadpool(_index_upload, ws, name, body, media_type, files, url_template)
 
@@ -99,12 +99,12 @@ def _index_upload(
         return ws.index_corpus(folder, corpus=name, url_template=template, origin="upload")
 
 
-async def _form_files(request: Request, body: bytes) -> list[tuple[str, bytes]]:
+async def _form_files(request: Request, body: bytes, max_files: int) -> list[tuple[str, bytes]]:
     async def stream():
         yield body
 
     try:
-        form = await MultiPartParser(request.headers, stream(), max_files=request.app.state.workspace.settings.max_upload_files).parse()
+        form = await MultiPartParser(request.headers, stream(), max_files=max_files).parse()
     except MultiPartException as error:
         raise InvalidInput(f"The multipart body does not parse: {error.message}", hint="Send files in a `files` field.") from None
     files = [(item.filename, await item.read()) for item in form.getlist("files") if isinstance(item, UploadFile) and item.filename]

@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Literal
 
+from ..core.ids import short_id
+
 TableKind = Literal["table", "view"]
 
 
@@ -39,8 +41,7 @@ def source_id(catalog: str, table: str) -> str:
     >>> len(source_id("crm", "public.contacts"))
     7
     """
-    digest = hashlib.sha1(f"{catalog}\x00{table}".encode()).hexdigest()
-    return "T" + digest[:6]
+    return short_id("T", catalog, table)
 
 
 @dataclass(frozen=True)

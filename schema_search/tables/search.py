@@ -16,7 +16,6 @@ from functools import partial
 from typing import Mapping, Sequence
 
 from ..core import pin
-from ..core.build import coverage
 from ..core.channels import Channels, Ranker
 from ..core.dense import Embedder
 from ..core.floor import Relevance
@@ -24,7 +23,7 @@ from ..core.ranking import Fusion, Ranking, rank
 from ..core.store import Generation
 from . import expand
 from .catalog import Catalog
-from .documents import FIELDS, TABLES
+from .documents import FIELDS
 from .identifiers import identifier_map
 
 CATALOG_FILE = "catalog.json"
@@ -92,12 +91,12 @@ class CatalogSearcher:
         self,
         catalog: Catalog,
         channels: Channels,
-        coverage: Mapping[str, float] | None = None,
+        coverage: Mapping[str, float],
         generation: str = "",
     ) -> None:
         self.catalog = catalog
         self.channels = channels
-        self.coverage = dict(coverage) if coverage is not None else field_coverage(catalog)
+        self.coverage = dict(coverage)
         self.generation = generation
         self.graph = expand.adjacency(
             (t.id, fk.ref_table) for t in catalog.tables for fk in t.foreign_keys if catalog.table(fk.ref_table)
@@ -109,7 +108,8 @@ class CatalogSearcher:
         """Open a stored generation; with an ``embedder``, add the dense channel if it was built."""
         channels = Channels.open(generation, FIELDS, embedder)
         catalog = Catalog.from_json((generation.path / CATALOG_FILE).read_text(encoding="utf-8"))
-        return cls(catalog, channels, generation.manifest().get("coverage"), generation.id)
+        # Every generation's manifest has the coverage its build measured (release 0.1's too).
+        return cls(catalog, channels, generation.manifest()["coverage"], generation.id)
 
     @property
     def rankers(self) -> dict[str, Ranker]:
@@ -129,8 +129,3 @@ class CatalogSearcher:
             pins=pin.pinned(question, self.identifiers),
             relevance=self.channels.relevance(question, rankings),
         )
-
-
-def field_coverage(catalog: Catalog) -> dict[str, float]:
-    """Share of tables with any text in each document field."""
-    return coverage([TABLES.document(t) for t in catalog.tables], FIELDS)

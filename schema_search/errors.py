@@ -80,3 +80,10 @@ class IndexUnreadable(SchemaSearchError):
 
     status = 409
     title = "Index must be rebuilt"
+
+
+class NotStructured(SchemaSearchError):
+    """A corpus whose documents share no machine-readable header has nothing to count or filter on."""
+
+    status = 409
+    title = "No structured index"

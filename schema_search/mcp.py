@@ -19,12 +19,14 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from . import __version__
-from .agent import doc_tools, table_tools
+from .agent import collection_tools, doc_tools, table_tools
 from .agent.citations import CitationReport, Ledger, Ledgers
+from .agent.collection_tools import CollectionResult, CollectionTools, DescribeResult
 from .agent.doc_tools import DocTools, GetDocumentResult, SearchDocsResult
 from .agent.sqlcheck import Validation
 from .agent.table_tools import GetTableResult, SchemaTools, SearchTablesResult
 from .errors import InvalidInput, SchemaSearchError
+from .structured.placeholders import Rendered
 from .workspace import Workspace
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -42,6 +44,7 @@ def create_server(workspace: Workspace, catalog: str | None = None, corpora: Seq
         raise InvalidInput("Nothing to serve.", hint="Give --catalog NAME, --corpus NAME, or both.")
     tables = SchemaTools(workspace, catalog) if catalog else None
     docs = DocTools(workspace, list(corpora)) if corpora else None
+    collections = CollectionTools(workspace, list(corpora), catalog)
     ledgers = Ledgers()
     server = MCPServer("schema-search", version=__version__, log_level="WARNING", instructions=_instructions(catalog, corpora))
 
@@ -53,6 +56,7 @@ def create_server(workspace: Workspace, catalog: str | None = None, corpora: Seq
         _add_table_tools(server, tables, ledger)
     if docs is not None:
         _add_doc_tools(server, docs, ledger)
+    _add_collection_tools(server, collections, ledger)
 
     @server.tool(description=_RESOLVE, annotations=READ_ONLY)
     def resolve_citations(
@@ -66,7 +70,8 @@ def create_server(workspace: Workspace, catalog: str | None = None, corpora: Seq
 
 _RESOLVE = (
     "Replace the [T3fa21c] / [S3fa21c]-style IDs in a finished answer with the tables and URLs they stand "
-    "for, and list IDs never returned to you (fabricated) and URLs no result carried. Call it on your final answer."
+    "for, and its {{link:N}} placeholders with their values; list IDs and placeholders never returned to you "
+    "and URLs no result carried. Call it on your final answer."
 )
 
 
@@ -82,11 +87,16 @@ def _instructions(catalog: str | None, corpora: Sequence[str]) -> str:
             f"Document retrieval over {', '.join(map(repr, corpora))}: call search_docs with the question, "
             "get_document to read a passage's whole page."
         )
-    parts.append("Call resolve_citations on your final answer.")
+    parts.append(
+        "For how many / which ones by a field or size / per category / most and fewest, call describe_collection "
+        "then query_collection: it counts every document exactly, where a search sees only its top passages. "
+        "Call resolve_citations on your final answer."
+    )
     if catalog:
         parts.append(table_tools.NOTICE)
     if corpora:
         parts.append(doc_tools.NOTICE)
+    parts.append(collection_tools.NOTICE)
     return " ".join(parts)
 
 
@@ -133,6 +143,31 @@ def _add_doc_tools(server: MCPServer, tools: DocTools, ledger: Callable[[Context
         corpus: Annotated[str | None, Field(description="Which corpus; default: every one served.")] = None,
     ) -> Annotated[CallToolResult, GetDocumentResult]:
         return _answer(lambda: tools.get_document(id, ledger(ctx), corpus), doc_tools.document_text)
+
+
+def _add_collection_tools(server: MCPServer, tools: CollectionTools, ledger: Callable[[Context], Ledger]) -> None:
+    @server.tool(description=collection_tools.DESCRIPTIONS["describe_collection"], annotations=READ_ONLY)
+    def describe_collection(
+        ctx: Context,
+        collection: Annotated[str | None, Field(description="Which corpus or catalog; default: every one served.")] = None,
+    ) -> Annotated[CallToolResult, DescribeResult]:
+        return _answer(lambda: tools.describe_collection(ledger(ctx), collection), collection_tools.describe_text)
+
+    @server.tool(description=collection_tools.DESCRIPTIONS["query_collection"], annotations=READ_ONLY)
+    def query_collection(
+        ctx: Context,
+        sql: Annotated[str | None, Field(description="One read-only SELECT over the collection's tables.")] = None,
+        query: Annotated[dict[str, Any] | None, Field(description="Instead of sql: the JSON query form.")] = None,
+        collection: Annotated[str | None, Field(description="Which corpus or catalog; needed when several are served.")] = None,
+    ) -> Annotated[CallToolResult, CollectionResult]:
+        return _answer(lambda: tools.query_collection(ledger(ctx), sql, query, collection), collection_tools.query_text)
+
+    @server.tool(description=collection_tools.DESCRIPTIONS["render_answer"], annotations=READ_ONLY)
+    def render_answer(
+        text: Annotated[str, Field(description="The answer, with {{link:N}}-style placeholders.")],
+        ctx: Context,
+    ) -> Annotated[CallToolResult, Rendered]:
+        return _answer(lambda: tools.render_answer(text, ledger(ctx)), collection_tools.rendered_text)
 
 
 def _answer(call: Callable[[], BaseModel], text: Callable[[Any], str]) -> CallToolResult:

@@ -139,6 +139,24 @@ class Settings(BaseSettings):
     execute_timeout_s: float = Field(
         10.0, gt=0, description="Seconds a query may run under `ask --execute` before it is stopped."
     )
+    query_max_rows: int = Field(
+        500, ge=1, description="Most rows a collection query (`docs query`, `query`, query_collection) returns."
+    )
+    query_timeout_s: float = Field(
+        5.0, gt=0, description="Seconds a collection query may run before it is interrupted."
+    )
+    query_memory_limit: str = Field("256MB", description="DuckDB memory limit for one collection query.")
+    exact_fields: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Header fields shown to models only as {{link:N}}-style placeholders, besides the URL- and "
+            "ID-shaped ones found by default (JSON list, e.g. '[\"isbn\"]')."
+        ),
+    )
+    plain_fields: list[str] = Field(
+        default_factory=list,
+        description="Header fields shown to models as they are, even when they look URL- or ID-shaped.",
+    )
     describe_model: str = Field(
         "local/smollm2",
         description=(

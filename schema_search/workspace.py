@@ -26,6 +26,12 @@ from .docs.search import CorpusSearcher, DocsSearchConfig
 from .docs.sources import read_corpus
 from .errors import CatalogNotFound, CorpusNotFound, InvalidInput, PayloadTooLarge, SourceError
 from .settings import Settings
+from .structured.collection import STRUCTURED_FILE, Collection, load_collection, write_collection
+from .structured.fields import Choices
+from .structured.models import FieldsResponse, QueryRequest, QueryResponse
+from .structured.overview import fields_response
+from .structured.query import run_query
+from .structured.sources import catalog_collection, corpus_collection
 from .tables.candidates import candidates, find_table, table_detail
 from .tables.catalog import Catalog
 from .tables.documents import TABLES
@@ -46,6 +52,7 @@ class Workspace:
         self.store = Store(self.settings.home, CATALOGS)
         self.corpus_store = Store(self.settings.home, CORPORA)
         self._searchers: dict[tuple[str, str], CatalogSearcher | CorpusSearcher] = {}
+        self._collections: dict[tuple[str, str], tuple[str, Collection]] = {}
         self._lock = threading.Lock()
 
     def embedder(self) -> Embedder:
@@ -163,6 +170,7 @@ class Workspace:
 
         def build(path: Path) -> dict:
             write_corpus(path, read)
+            write_collection(path, corpus_collection(read, self.choices()))
             manifest = {"documents": len(read.documents), "chunks": len(read.chunks), "chunking": chunking.describe()}
             return manifest | self._write_indexes(path, self.corpus_store, corpus, CHUNKS, read.chunks, progress)
 
@@ -213,6 +221,78 @@ class Workspace:
     def source(self, corpus: str, source_id: str) -> SourceDetail:
         """A chunk, or a whole document, by its source ID (``S3fa21c``)."""
         return results.detail(self.corpus_searcher(corpus), source_id)
+
+    # -- structured: count, filter, group -----------------------------------------
+
+    def choices(self, exact: Sequence[str] = (), plain: Sequence[str] = ()) -> Choices:
+        """Which header fields are exact: the settings' lists, then ``exact`` and ``plain`` on top."""
+        return Choices.of([*self.settings.exact_fields, *exact], [*self.settings.plain_fields, *plain])
+
+    def corpus_collection(self, corpus: str) -> Collection:
+        """The ``documents`` table of the live generation (no table, only its report, without a shared header)."""
+        return self._collection(self.corpus_store, corpus, self._load_corpus_collection)
+
+    def catalog_collection(self, catalog: str) -> Collection:
+        """The catalog's ``tables`` and ``columns`` tables."""
+        return self._collection(self.store, catalog, lambda _: catalog_collection(self.searcher(catalog).catalog))
+
+    def corpus_fields(self, corpus: str) -> FieldsResponse:
+        return fields_response(self.corpus_collection(corpus))
+
+    def catalog_fields(self, catalog: str) -> FieldsResponse:
+        return fields_response(self.catalog_collection(catalog))
+
+    def rebuild_fields(self, corpus: str, exact: Sequence[str] = (), plain: Sequence[str] = ()) -> FieldsResponse:
+        """Propose and validate the header fields again, as a new generation that shares the index files.
+
+        Nothing is re-read from the folder or re-embedded; searches in flight keep the
+        generation they opened.
+        """
+        choices = self.choices(exact, plain)
+        documents = self.corpus_searcher(corpus).corpus
+
+        def build(path: Path, _live: Generation) -> dict:
+            write_collection(path, corpus_collection(documents, choices))
+            return {"structured": {"exact": sorted(choices.exact), "plain": sorted(choices.plain)}}
+
+        self.corpus_store.derive(corpus, [STRUCTURED_FILE], build)
+        return self.corpus_fields(corpus)
+
+    def query_corpus(self, corpus: str, request: QueryRequest) -> QueryResponse:
+        return self._query(self.corpus_collection(corpus), request)
+
+    def query_catalog(self, catalog: str, request: QueryRequest) -> QueryResponse:
+        return self._query(self.catalog_collection(catalog), request)
+
+    def _query(self, collection: Collection, request: QueryRequest) -> QueryResponse:
+        s = self.settings
+        return run_query(
+            collection,
+            sql=request.sql,
+            form=request.query,
+            max_rows=min(request.max_rows or s.query_max_rows, s.query_max_rows),
+            timeout_s=s.query_timeout_s,
+            memory_limit=s.query_memory_limit,
+        )
+
+    def _load_corpus_collection(self, generation: Generation) -> Collection:
+        # Generations written before the structured index existed get one made from their corpus.
+        stored = load_collection(generation.path)
+        if stored is not None:
+            return stored
+        return corpus_collection(self.corpus_searcher(generation.name).corpus, self.choices())
+
+    def _collection(self, store: Store, name: str, load: Callable[[Generation], Collection]) -> Collection:
+        generation = store.current(name)
+        key = (store.shelf.folder, name)
+        with self._lock:
+            cached = self._collections.get(key)
+        if cached is not None and cached[0] == generation.id:
+            return cached[1]
+        collection = store.open(name, load)
+        with self._lock:
+            self._collections[key] = (generation.id, collection)
+        return collection
 
     # -- helpers -------------------------------------------------------------------
 

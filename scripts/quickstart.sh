@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quick start: set up, index the sample CRM schema and the sample handbook, and ask each a question.
+# Quick start: set up, index the sample CRM schema and the sample handbook, ask each a question, count the tables.
 # No API key, no network beyond the package registry, no external server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,9 @@ question=${1:-"Which contacts opened or clicked an email from a campaign?"}
 echo
 echo "Q: $question"
 $ss search "$question" --catalog crm -k 5
+echo
+echo "Counted with SQL, not search: tables per schema"
+$ss query "SELECT schema, count(*) AS tables FROM tables WHERE kind = 'table' GROUP BY schema ORDER BY tables DESC LIMIT 5" --catalog crm
 
 echo
 $ss docs index sample_docs/handbook --corpus handbook

@@ -8,7 +8,6 @@ The model is any litellm model; tests pass a scripted ``complete`` function inst
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any, Callable
@@ -18,6 +17,7 @@ from pydantic import BaseModel, Field
 from ..errors import SchemaSearchError
 from .citations import Citation, Ledger
 from .execute import QueryFailed, QueryResult, problems
+from .loop import function_spec, next_calls, tool_arguments, tool_reply
 from .sqlcheck import Validation, catalog_dialect
 from .table_tools import DESCRIPTIONS, NOTICE, SchemaTools, search_text, table_text, validation_text
 
@@ -56,32 +56,21 @@ class AgentAnswer(BaseModel):
     result: QueryResult | None = Field(None, description="The rows, when run with execution on.")
 
 
-def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
-    }
-
-
 TOOL_SPECS = [
-    _function(
+    function_spec(
         "search_tables",
         DESCRIPTIONS["search_tables"],
         {"question": {"type": "string"}, "k": {"type": "integer", "minimum": 1, "description": "default 10"}},
         ["question"],
     ),
-    _function(
+    function_spec(
         "get_table",
         DESCRIPTIONS["get_table"],
         {"table_or_source_id": {"type": "string", "description": "schema.table, bare name, or ID like T3fa21c"}},
         ["table_or_source_id"],
     ),
-    _function("validate_sql", DESCRIPTIONS["validate_sql"], {"sql": {"type": "string"}}, ["sql"]),
-    _function(
+    function_spec("validate_sql", DESCRIPTIONS["validate_sql"], {"sql": {"type": "string"}}, ["sql"]),
+    function_spec(
         "submit_sql",
         "Submit your final answer: one read-only SQL query, and a short explanation that cites "
         "each table it uses by its bracketed ID, e.g. [T3fa21c]. The SQL is validated; if it is "
@@ -123,17 +112,12 @@ def ask(
     ]
     repairs = REPAIRS
     for turn in range(1, max_turns + 1):
-        message = _message(complete(model=model, messages=messages, tools=TOOL_SPECS))
-        messages.append(message)
-        calls = message.get("tool_calls") or []
-        if not calls:
-            messages.append({"role": "user", "content": "Call submit_sql with your query and explanation."})
-            continue
+        calls = next_calls(complete, model, messages, TOOL_SPECS, "Call submit_sql with your query and explanation.")
         for call in calls:
-            name, arguments = call["function"]["name"], _arguments(call)
+            name, arguments = call["function"]["name"], tool_arguments(call)
             if name != "submit_sql" or isinstance(arguments, str):
                 reply = arguments if isinstance(arguments, str) else _run_tool(tools, ledger, name, arguments, dialect)
-                messages.append(_tool_reply(call, reply))
+                messages.append(tool_reply(call, reply))
                 continue
             validation = tools.validate_sql(str(arguments.get("sql", "")), dialect)
             refusal = problems(validation) if not validation.ok else None
@@ -155,7 +139,7 @@ def ask(
                 f"{validation_text(validation) if not validation.ok else 'The database refused it: ' + refusal}\n"
                 "Fix the SQL and call submit_sql again. This is your one repair."
             )
-            messages.append(_tool_reply(call, reply))
+            messages.append(tool_reply(call, reply))
     raise AgentFailed(
         f"The model gave no valid SQL within {max_turns} turns.",
         hint="Try a model that supports tool calling, or rephrase the question.",
@@ -203,42 +187,6 @@ def _answer(
         turns=turns,
         result=result,
     )
-
-
-def _message(response: Any) -> dict[str, Any]:
-    """The assistant message of a litellm (or OpenAI-shaped dict) response, as a plain dict."""
-    choice = _get(response, "choices")[0]
-    message = _get(choice, "message")
-    calls = []
-    for call in _get(message, "tool_calls") or []:
-        function = _get(call, "function")
-        calls.append({
-            "id": _get(call, "id"),
-            "type": "function",
-            "function": {"name": _get(function, "name"), "arguments": _get(function, "arguments") or "{}"},
-        })  # fmt: skip
-    plain: dict[str, Any] = {"role": "assistant", "content": _get(message, "content") or ""}
-    if calls:
-        plain["tool_calls"] = calls
-    return plain
-
-
-def _get(value: Any, key: str) -> Any:
-    return value.get(key) if isinstance(value, dict) else getattr(value, key, None)
-
-
-def _arguments(call: dict[str, Any]) -> dict[str, Any] | str:
-    """The call's arguments, or the error text to send back when they are not a JSON object."""
-    raw = call["function"]["arguments"]
-    try:
-        arguments = json.loads(raw) if isinstance(raw, str) else raw
-    except json.JSONDecodeError as error:
-        return f"Error: the arguments are not valid JSON ({error}); send a JSON object."
-    return arguments if isinstance(arguments, dict) else "Error: the arguments must be a JSON object."
-
-
-def _tool_reply(call: dict[str, Any], content: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call["id"], "name": call["function"]["name"], "content": content}
 
 
 # -- litellm -------------------------------------------------------------------------

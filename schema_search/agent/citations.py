@@ -19,6 +19,8 @@ from typing import Iterable, Literal
 
 from pydantic import BaseModel, Field
 
+from ..structured.placeholders import Placeholders
+
 SourceKind = Literal["table", "document"]
 
 # One ID as an agent may write it: T (tables) or S (document passages) and hex digits.
@@ -77,15 +79,22 @@ class CitationReport(BaseModel):
     urls_not_retrieved: list[str] = Field(
         default_factory=list, description="URLs in the text that no result returned to this client carried."
     )
-    ok: bool = Field(description="True when every cited ID and URL was returned to this client.")
+    placeholders_filled: list[str] = Field(
+        default_factory=list, description="{{link:N}}-style placeholders replaced by the values they stand for."
+    )
+    placeholders_unknown: list[str] = Field(
+        default_factory=list, description="Placeholders never issued to this client; left in the text, marked."
+    )
+    ok: bool = Field(description="True when every cited ID, URL and placeholder was given to this client.")
 
 
 class Ledger:
-    """The sources one client has been shown. Thread-safe: tools may run in threads."""
+    """The sources one client has been shown, and the placeholders issued to it. Thread-safe."""
 
     def __init__(self) -> None:
         self._sources: dict[str, Source] = {}
         self._lock = threading.Lock()
+        self.placeholders = Placeholders()
 
     def record(self, sources: Iterable[Source]) -> None:
         with self._lock:
@@ -112,7 +121,7 @@ class Ledger:
             return any(_page(s.ref) == wanted for s in self._sources.values() if s.kind == "document")
 
     def resolve(self, text: str) -> CitationReport:
-        """Replace ``[ID]`` with ``[what it stands for]``; mark IDs this client never got.
+        """Replace ``[ID]`` with ``[what it stands for]`` and placeholders with their values; mark what this client never got.
 
         >>> ledger = Ledger()
         >>> ledger.record([Source("T3fa21c", "table", "billing.invoices")])
@@ -140,11 +149,18 @@ class Ledger:
                 parts.append(source.shown())
             return "[" + ", ".join(parts) + "]"
 
-        resolved = CITATION.sub(replace, text)
+        rendered = self.placeholders.render(CITATION.sub(replace, text))
         cited = [Citation(id=s.id, kind=s.kind, ref=s.ref, count=counts[s.id]) for s in found.values()]
+        # URLs the model wrote itself; those that placeholders put back were issued, not written.
         urls = [u for u in dict.fromkeys(m.rstrip(".,;:!?") for m in _URL.findall(text)) if not self.retrieved(u)]
         return CitationReport(
-            text=resolved, cited=cited, fabricated=fabricated, urls_not_retrieved=urls, ok=not fabricated and not urls
+            text=rendered.text,
+            cited=cited,
+            fabricated=fabricated,
+            urls_not_retrieved=urls,
+            placeholders_filled=rendered.filled,
+            placeholders_unknown=rendered.unknown,
+            ok=not fabricated and not urls and rendered.ok,
         )
 
 

@@ -31,7 +31,8 @@ DESCRIPTIONS = {
         "Find the passages of the documents that answer a question, best first. Each comes with its "
         "citable ID in brackets (e.g. [S3fa21c]), its page title and section, its URL, and how near it is "
         "to the question next to how near unrelated text gets. Cite the IDs of the passages your answer "
-        "uses. off_topic means nothing in the documents relates to the question: say so."
+        "uses. off_topic means nothing in the documents relates to the question: say so. It returns a few "
+        "passages, never every document: to count, filter by a field or size, or group, use query_collection."
     ),
     "get_document": (
         "One passage, or a whole document, by its source ID (e.g. S3fa21c from search_docs): the full "

@@ -138,7 +138,7 @@ def run_read_only(url: str, sql: str, *, max_rows: int, timeout_s: float) -> Que
     return QueryResult(
         sql=sql,
         columns=columns,
-        rows=[[_jsonable(v) for v in row] for row in rows[:max_rows]],
+        rows=[[jsonable(v) for v in row] for row in rows[:max_rows]],
         truncated=len(rows) > max_rows,
         row_limit=max_rows,
         seconds=round(time.perf_counter() - started, 3),
@@ -306,10 +306,10 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """A value as JSON can carry it: exact decimals as text, dates as ISO 8601.
 
-    >>> _jsonable(decimal.Decimal("1.10")), _jsonable(datetime.date(2024, 1, 31)), _jsonable(b"ab")
+    >>> jsonable(decimal.Decimal("1.10")), jsonable(datetime.date(2024, 1, 31)), jsonable(b"ab")
     ('1.10', '2024-01-31', '0x6162')
     """
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -325,7 +325,7 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return str(value)
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     return str(value)

@@ -1,8 +1,8 @@
 """Untrusted text as data: a labelled fence the text inside cannot close.
 
-Schema text (DDL, comments, generated descriptions) and document text may say
+Schema text (DDL, comments, generated descriptions), document text and header values may say
 anything, including "ignore your instructions". It goes to agents inside
-``<schema-data>`` or ``<document-data>`` fences, under a notice that tells the agent
+``<schema-data>``, ``<document-data>`` or ``<collection-data>`` fences, under a notice that tells the agent
 never to follow it; a fence tag inside the text is escaped, so the text cannot
 end its fence early and speak outside it.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"<(/?)(\s*(?:schema|document)-data)", re.IGNORECASE)
+_FENCE = re.compile(r"<(/?)(\s*(?:schema|document|collection)-data)", re.IGNORECASE)
 
 
 def fence(text: str, origin: str, tag: str = "schema-data") -> str:

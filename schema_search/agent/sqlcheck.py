@@ -174,7 +174,7 @@ def _one_read_only_query(sql: str, dialect: str | None) -> tuple[exp.Query | Non
     if not isinstance(tree, exp.Query):
         return None, f"Only a query (SELECT, WITH ... SELECT, UNION) is allowed; found {_node_name(tree)}."
     for function in tree.find_all(exp.Func):
-        name = _function_name(function)
+        name = function_name(function)
         if name in _FORBIDDEN_FUNCTIONS:
             return None, f"The function {name}() is not allowed: it reads files, runs SQL text or changes state."
     return tree, ""
@@ -187,7 +187,7 @@ def _node_name(node: exp.Expression) -> str:
     return {"INTO": "SELECT ... INTO", "LOCK": "a locking clause (FOR UPDATE/SHARE)"}.get(key, key)
 
 
-def _function_name(function: exp.Func) -> str:
+def function_name(function: exp.Func) -> str:
     if isinstance(function, exp.Anonymous):
         return str(function.name).lower()
     return function.sql_name().lower()
@@ -219,7 +219,7 @@ class _Resolver:
         seen: set[str] = set()
         for node in tree.find_all(exp.Table):
             if not isinstance(node.this, exp.Identifier):
-                what = _function_name(node.this) + "()" if isinstance(node.this, exp.Func) else node.this.sql()
+                what = function_name(node.this) + "()" if isinstance(node.this, exp.Func) else node.this.sql()
                 self._issue("unknown_table", what, f"{what} is not a table: only catalog tables can be read.", [])
                 continue
             name, schema = node.name.lower(), node.db.lower()

@@ -6,8 +6,10 @@ import argparse
 import json
 import sys
 
+from ..errors import InvalidInput
 from ..settings import Settings
 from ..workspace import Workspace
+from .output import print_rows
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -25,10 +27,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     mcp.set_defaults(run=_mcp)
 
     ask = commands.add_parser(
-        "ask", help="answer a question with SQL: find tables, write, validate, and optionally run it read-only"
+        "ask",
+        help="answer a question: with --catalog, as SQL (find tables, write, validate, optionally run it); "
+        "with --corpus, from the documents (passages by search, counts by query_collection), cited",
     )
     ask.add_argument("question")
-    ask.add_argument("--catalog", required=True)
+    ask.add_argument("--catalog", help="catalog to write SQL for (with --corpus: also served as a collection)")
+    ask.add_argument("--corpus", action="append", default=[], metavar="NAME", help="corpus to answer from; repeat for several")
     ask.add_argument("--model", required=True, help="litellm model, e.g. gpt-4o-mini or anthropic/claude-3-5-haiku-latest")
     ask.add_argument("--api-base", help="URL of an OpenAI-compatible server, for --model openai/NAME")
     ask.add_argument("--execute", action="store_true", help="run the SQL read-only and print the rows")
@@ -56,6 +61,10 @@ def _mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _ask(args: argparse.Namespace, settings: Settings) -> int:
+    if args.corpus:
+        return _ask_documents(args, settings)
+    if not args.catalog:
+        raise InvalidInput("Nothing to answer from.", hint="Give --catalog NAME (SQL) or --corpus NAME (documents).")
     from ..agent import ask as agent
     from ..agent.execute import dialect_of, execute_sql, source_url
     from ..agent.table_tools import SchemaTools
@@ -92,12 +101,29 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
         result = answer.result
         more = f", more than {result.row_limit}: truncated" if result.truncated else ""
         print(f"\nRows ({len(result.rows)}{more}, {result.seconds:.2f} s):")
-        _print_rows(result.columns, result.rows)
+        print_rows(result.columns, result.rows)
     return 0
 
 
-def _print_rows(columns: list[str], rows: list[list]) -> None:
-    cells = [[("NULL" if v is None else str(v)) for v in row] for row in rows]
-    widths = [min(40, max(len(str(c)) for c in column)) for column in zip(columns, *cells)]
-    for line in (columns, ["-" * w for w in widths], *cells):
-        print("  ".join(str(cell)[:40].ljust(w) for cell, w in zip(line, widths)).rstrip())
+def _ask_documents(args: argparse.Namespace, settings: Settings) -> int:
+    from ..agent.answer import answer
+    from ..agent.ask import litellm_complete
+    from ..agent.collection_tools import CollectionTools
+    from ..agent.doc_tools import DocTools
+
+    complete = litellm_complete(args.model, args.api_base)
+    workspace = Workspace(settings)
+    collections = CollectionTools(workspace, args.corpus, args.catalog)
+    result = answer(
+        args.question, collections=collections, docs=DocTools(workspace, args.corpus), model=args.model, complete=complete
+    )
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return 0
+    print(result.text)
+    print(f"\n(tools: {', '.join(result.tools)}; {result.turns} turns)")
+    for what, items in (("IDs never given", result.fabricated), ("placeholders never issued", result.placeholders_unknown),
+                        ("URLs no result carried", result.urls_not_retrieved)):  # fmt: skip
+        if items:
+            print(f"warning: the answer has {what}: {', '.join(items)}")
+    return 0

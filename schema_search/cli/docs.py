@@ -1,4 +1,6 @@
-"""Document commands: ``docs index``, ``docs search``, ``docs show``, ``docs eval``, and ``corpora``."""
+"""Document commands: ``docs index``, ``docs search``, ``docs show``, ``docs eval``, and ``corpora``.
+
+``docs fields`` and ``docs query`` live in :mod:`.structured`."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 from ..docs.models import ChunkResult, DocsSearchResponse
 from ..settings import Settings
 from ..workspace import Workspace
-from . import docs_eval
+from . import docs_eval, structured
 from .output import print_json, print_table, print_warnings, progress
 
 SNIPPET_CHARS = 300
@@ -56,6 +58,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     show.add_argument("--json", action="store_true")
     show.set_defaults(run=_show)
 
+    structured.add_docs_commands(group)
     docs_eval.add_commands(group)
 
     corpora = commands.add_parser("corpora", help="list indexed corpora")

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from ..errors import SchemaSearchError
 from ..settings import Settings
-from . import agent, describe, docs, eval, tables
+from . import agent, describe, docs, eval, structured, tables
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     tables.add_commands(commands)
     docs.add_commands(commands)
+    structured.add_commands(commands)
 
     serve = commands.add_parser("serve", help="run the HTTP API (catalogs and corpora)")
     serve.add_argument("--host", default=None)

@@ -21,6 +21,14 @@ def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         print("  ".join(str(cell).ljust(w) for cell, w in zip(line, widths)).rstrip())
 
 
+def print_rows(columns: Sequence[str], rows: Sequence[Sequence[object]], width: int = 40) -> None:
+    """Query results as an aligned table; NULL for missing values, cells cut at ``width``."""
+    cells = [["NULL" if v is None else str(v) for v in row] for row in rows]
+    widths = [min(width, max(len(str(c)) for c in column)) for column in zip(columns, *cells)]
+    for line in (columns, ["-" * w for w in widths], *cells):
+        print("  ".join(str(cell)[:width].ljust(w) for cell, w in zip(line, widths)).rstrip())
+
+
 def progress(unit: str | Mapping[str, str]):
     """A progress wrapper ``(items, label) -> items`` that draws a bar on a terminal.
 

@@ -25,7 +25,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from ..errors import Busy, IndexUnreadable, InvalidInput, SchemaSearchError
 
@@ -166,6 +166,35 @@ class Store:
             _fsync_file(folder)
             _remove_old(folder, keep=KEEP_PREVIOUS)
             return Generation(name, path)
+
+    def derive(self, name: str, replaced: Sequence[str], build: Callable[[Path, Generation], dict]) -> Generation:
+        """A new generation that shares the live one's files except ``replaced``, swapped in atomically.
+
+        Unchanged files (index, embeddings) are hard links, so nothing is rebuilt or
+        re-embedded and searches on the live generation are undisturbed. ``build`` gets
+        the new folder and the generation it derives from, writes the ``replaced``
+        files, and returns manifest entries to change.
+        """
+        live = self.current(name)
+
+        def derived(path: Path) -> dict:
+            for source in live.path.rglob("*"):
+                relative = source.relative_to(live.path)
+                if relative.parts[0] in replaced or relative.name == MANIFEST_FILE:
+                    continue
+                target = path / relative
+                if source.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(source, target)
+                except OSError:  # another file system, or no hard links there
+                    shutil.copy2(source, target)
+            manifest = {k: v for k, v in live.manifest().items() if k not in ("format", "kind", "built_at")}
+            return manifest | build(path, live) | {"derived_from": live.id}
+
+        return self.write(name, derived)
 
     def delete(self, name: str) -> None:
         generation = self.current(name)  # raises not_found

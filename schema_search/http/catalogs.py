@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from ..errors import Forbidden, InvalidInput
 from ..settings import Settings
 from ..tables.models import CatalogInfo, IndexFromUrl, IndexResult, SearchRequest, SearchResponse, TableDetail
+from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
 from .deps import AdminKey, WorkspaceDep, check_admin, content_type, read_body
 
@@ -30,6 +31,18 @@ def get_catalog(name: str, ws: WorkspaceDep) -> CatalogInfo:
 @router.post("/{name}/search", tags=["search"])
 def search(name: str, request: SearchRequest, ws: WorkspaceDep) -> SearchResponse:
     return ws.search(name, request.question, request.k)
+
+
+@router.get("/{name}/fields", tags=["structured"])
+def get_fields(name: str, ws: WorkspaceDep) -> FieldsResponse:
+    """The catalog's queryable tables and columns (`tables`, `columns`)."""
+    return ws.catalog_fields(name)
+
+
+@router.post("/{name}/query", tags=["structured"])
+def query(name: str, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
+    """Count, filter, group: one read-only SELECT (`sql`) or the JSON form (`query`), run in a locked-down DuckDB."""
+    return ws.query_catalog(name, request)
 
 
 @router.get("/{name}/tables/{table}")

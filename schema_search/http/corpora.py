@@ -14,6 +14,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from ..docs import uploads
 from ..docs.models import CorpusIndexResult, CorpusInfo, DocsSearchRequest, DocsSearchResponse, SourceDetail
 from ..errors import InvalidInput
+from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
 from .deps import AdminKey, WorkspaceDep, check_admin, content_type, read_body
 
@@ -34,6 +35,18 @@ def get_corpus(name: str, ws: WorkspaceDep) -> CorpusInfo:
 @router.post("/{name}/search", tags=["search"])
 def search(name: str, request: DocsSearchRequest, ws: WorkspaceDep) -> DocsSearchResponse:
     return ws.search_docs(name, request.question, request.k)
+
+
+@router.get("/{name}/fields", tags=["structured"])
+def get_fields(name: str, ws: WorkspaceDep) -> FieldsResponse:
+    """The corpus's queryable tables and columns, with header-field coverage and the fields left out."""
+    return ws.corpus_fields(name)
+
+
+@router.post("/{name}/query", tags=["structured"])
+def query(name: str, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
+    """Count, filter, group: one read-only SELECT (`sql`) or the JSON form (`query`), run in a locked-down DuckDB."""
+    return ws.query_corpus(name, request)
 
 
 @router.get("/{name}/documents/{source_id}")

@@ -27,7 +27,7 @@ from schema_search.workspace import Workspace
 from ..shop_db import shop_db, shop_settings, shop_workspace  # noqa: F401 (fixtures)
 
 REPO = Path(__file__).resolve().parents[2]
-TOOLS = {"search_tables", "get_table", "validate_sql", "resolve_citations"}
+TOOLS = {"search_tables", "get_table", "validate_sql", "resolve_citations", "describe_collection", "query_collection", "render_answer"}
 CITE = re.compile(r"\[(T[0-9a-f]{6})\]")
 
 

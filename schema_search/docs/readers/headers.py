@@ -34,7 +34,8 @@ def front_matter(text: str) -> tuple[Fields, str]:
         return {}, text
     fence, body = match.groups()
     try:
-        data = yaml.safe_load(body) if fence == "---" else tomllib.loads(body)
+        # BaseLoader keeps every scalar as written ("19.90", "no", "3.10"): typing is the structured index's job.
+        data = yaml.load(body, Loader=yaml.BaseLoader) if fence == "---" else tomllib.loads(body)
     except (yaml.YAMLError, tomllib.TOMLDecodeError) as error:
         raise ValueError(f"front matter does not parse: {' '.join(str(error).split())}") from None
     if not isinstance(data, dict):

@@ -1,0 +1,1 @@
+"""Structured-index evals: field extraction vs email.parser, count/filter/group accuracy, placeholders."""

@@ -98,7 +98,7 @@ def write_collection(folder: Path, collection: Collection) -> None:
     data = {
         "name": collection.name,
         "kind": collection.kind,
-        "report": _report_dict(collection.report) if collection.report else None,
+        "report": asdict(collection.report) if collection.report else None,
         "tables": [
             {
                 "name": t.name,
@@ -151,10 +151,6 @@ def _one(value: Any, kind: FieldType) -> Any:
     if kind == "timestamp":
         return datetime.datetime.fromisoformat(value)
     return value
-
-
-def _report_dict(report: FieldReport) -> dict[str, Any]:
-    return asdict(report)
 
 
 def _report(data: dict[str, Any]) -> FieldReport:

@@ -44,7 +44,7 @@ def run(
     connection = duckdb.connect(":memory:", config=_config(memory_limit))
     try:
         for table in collection.tables:
-            _load(connection, table)
+            load_table(connection, table)
         timer = threading.Timer(timeout_s, connection.interrupt)
         timer.start()
         try:
@@ -65,7 +65,7 @@ def run(
         connection.close()
 
 
-def _load(connection: duckdb.DuckDBPyConnection, table: Table) -> None:
+def load_table(connection: duckdb.DuckDBPyConnection, table: Table) -> None:
     """Create ``table`` and fill it in one statement: each column passed whole, as a list parameter."""
     names = ", ".join(f'"{c.name}" {c.sql_type}' for c in table.columns)
     connection.execute(f'CREATE TABLE "{table.name}" ({names})')

@@ -96,7 +96,7 @@ def _single_table(tree: exp.Expression, collection: Collection) -> str | None:
     """The one collection table a plain SELECT reads, when it has source IDs; else ``None``."""
     if not isinstance(tree, exp.Select) or tree.args.get("joins") or tree.args.get("with"):
         return None
-    source = tree.args.get("from") or tree.args.get("from_")
+    source = tree.args.get("from_")
     node = source.this if source is not None else None
     if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
         return None
@@ -117,7 +117,7 @@ def _counted_sql(tree: exp.Select) -> str | None:
     # Only counts: the rows behind a MIN or an AVG are every row, which says nothing.
     if not all(p.find(exp.Count) for p in tree.expressions) or any(p.find(exp.Window) for p in tree.expressions):
         return None
-    source = tree.args.get("from") or tree.args.get("from_")
+    source = tree.args.get("from_")
     counting = exp.select(exp.column(SOURCE_ID, table=_alias(tree))).from_(source.this.copy())
     where = tree.args.get("where")
     if where is not None:
@@ -126,7 +126,7 @@ def _counted_sql(tree: exp.Select) -> str | None:
 
 
 def _alias(tree: exp.Select) -> str | None:
-    source = tree.args.get("from") or tree.args.get("from_")
+    source = tree.args.get("from_")
     return source.this.alias_or_name if source is not None else None
 
 

@@ -89,7 +89,7 @@ def test_cli_json_is_the_http_body(cli, http: TestClient, capsys: pytest.Capture
 def test_http_fields_and_query(http: TestClient, home: Path) -> None:
     fields = http.get("/v1/corpora/peps/fields").json()
     assert fields["structured"] and fields["tables"][0]["name"] == "documents"
-    assert {d["name"] for d in fields["dropped"]} == {"replaces", "title"}
+    assert {d["name"] for d in fields["dropped"]} == {"title", "bdfl_delegate", "resolution", "sponsor", "replaces"}
     found = http.post("/v1/corpora/peps/query", json={"sql": COUNT_FINAL}).json()
     assert found["rows"] == [[finals(home)]]
     by_form = http.post("/v1/corpora/peps/query", json={"query": {"filter": [["status", "=", "Final"]], "count": True}})

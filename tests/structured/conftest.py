@@ -1,8 +1,7 @@
-"""Corpora with headers for the structured index: inline front matter, and real PEPs from ../shared."""
+"""Corpora with headers for the structured index: inline front matter, and fourteen real PEPs (tests/fixtures)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -14,11 +13,10 @@ from schema_search.docs.sources import read_corpus
 from schema_search.structured.collection import Collection
 from schema_search.structured.sources import corpus_collection
 
-from ..conftest import SHARED
+from ..conftest import REPO
 
-PEPS = SHARED / "docs_corpora" / "peps"
-# Twelve real PEPs: several statuses, types and topics, with and without Python-Version.
-PEP_NUMBERS = (1, 8, 20, 257, 484, 498, 572, 584, 604, 634, 695, 703)
+PEPS = REPO / "tests" / "fixtures" / "peps_sample"  # laid out as ../shared/docs_corpora/peps
+PEP_NUMBERS = (8, 20, 254, 257, 286, 365, 375, 464, 482, 572, 604, 609, 781, 8000)
 
 NOTES = {
     "a.md": "---\ntitle: Alpha\nprice: 19.90\ndraft: false\nversion: '3.10'\ntags: [x, y]\nhomepage: https://a.example/\n"
@@ -44,14 +42,8 @@ def write_notes(folder: Path) -> Path:
 
 
 def copy_peps(folder: Path) -> Path:
-    """The chosen PEPs laid out as in ../shared, with their manifest lines (so their URLs are the real ones)."""
-    (folder / "pages").mkdir(parents=True, exist_ok=True)
-    names = {f"pep-{n:04d}.rst" for n in PEP_NUMBERS}
-    lines = (PEPS / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
-    chosen = [line for line in lines if json.loads(line)["path"] in names]
-    (folder / "manifest.jsonl").write_text("\n".join(chosen) + "\n", encoding="utf-8")
-    for name in names:
-        shutil.copy(PEPS / "pages" / name, folder / "pages" / name)
+    """The sample PEPs in a folder of their own (tests that index them must not write beside the fixture)."""
+    shutil.copytree(PEPS, folder)
     return folder
 
 
@@ -66,7 +58,7 @@ def notes_collection(tmp_path_factory: pytest.TempPathFactory) -> Collection:
 
 @pytest.fixture(scope="session")
 def peps_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_peps(tmp_path_factory.mktemp("peps"))
+    return copy_peps(tmp_path_factory.mktemp("peps") / "corpus")
 
 
 @pytest.fixture(scope="session")

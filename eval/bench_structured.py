@@ -3,9 +3,10 @@
     .venv/bin/python -m eval.bench_structured
 
 Over the 703 PEPs: building the ``documents`` table (propose, validate, type) next to
-reading the same headers with ``email.parser``; and per query, ``run_query`` (parse
-and guard with sqlglot, a fresh locked-down in-memory DuckDB, load, run, rows tied
-back to source IDs) next to the same SQL on one DuckDB connection loaded once.
+reading the same headers with ``email.parser``; and per query, the sandboxed path the
+adapters take, ``run_query`` in process (parse and guard with sqlglot, a fresh
+locked-down in-memory DuckDB, load, run, rows tied back to source IDs), and the same
+SQL on one DuckDB connection loaded once.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from schema_search.docs.chunker import Chunking
 from schema_search.docs.sources import read_corpus
 from schema_search.structured.engine import load_table
 from schema_search.structured.query import run_query
+from schema_search.structured.sandbox import Sandbox
 from schema_search.structured.sources import corpus_collection
 
 from .structured.questions import PEPS
@@ -59,17 +61,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     bare = duckdb.connect(":memory:")
     for table in collection.tables:
         load_table(bare, table)
-    guarded, engine = [], []
+    sandbox = Sandbox(2048 * 2**20)
+    sandbox.query(("peps",), collection, sql="SELECT 1", form=None, max_rows=1, timeout_s=5, memory_limit="256MB")
+    guarded, sandboxed, engine = [], [], []
     for _ in range(args.repeat):
         for question in PEPS:
             started = time.perf_counter()
             run_query(collection, sql=question.sql, max_rows=500, timeout_s=5)
             guarded.append(time.perf_counter() - started)
             started = time.perf_counter()
+            sandbox.query(("peps",), collection, sql=question.sql, form=None, max_rows=500, timeout_s=5,
+                          memory_limit="256MB")  # fmt: skip
+            sandboxed.append(time.perf_counter() - started)
+            started = time.perf_counter()
             bare.execute(question.sql).fetchmany(501)
             engine.append(time.perf_counter() - started)
-    print(f"{len(guarded)} queries, run_query (guard + fresh locked-down DuckDB + load + rows): {_ms(guarded)}")
-    print(f"{len(engine)} queries, reference: the same SQL on one loaded DuckDB connection:        {_ms(engine)}")
+    sandbox.close()
+    print(f"{len(sandboxed)} queries, as adapters run them (in the sandbox's child process):     {_ms(sandboxed)}")
+    print(f"{len(guarded)} queries, run_query in process (guard + fresh locked-down DuckDB + load): {_ms(guarded)}")
+    print(f"{len(engine)} queries, reference: the same SQL on one loaded DuckDB connection:         {_ms(engine)}")
     return 0
 
 

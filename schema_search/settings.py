@@ -146,6 +146,14 @@ class Settings(BaseSettings):
         5.0, gt=0, description="Seconds a collection query may run before it is interrupted."
     )
     query_memory_limit: str = Field("256MB", description="DuckDB memory limit for one collection query.")
+    query_process_memory_mb: int = Field(
+        2048,
+        ge=512,
+        description=(
+            "Address-space cap, in MB, of the child process that parses and runs collection queries; "
+            "a query that needs more is stopped."
+        ),
+    )
     exact_fields: list[str] = Field(
         default_factory=list,
         description=(

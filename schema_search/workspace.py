@@ -30,7 +30,7 @@ from .structured.collection import STRUCTURED_FILE, Collection, load_collection,
 from .structured.fields import Choices
 from .structured.models import FieldsResponse, QueryRequest, QueryResponse
 from .structured.overview import fields_response
-from .structured.query import run_query
+from .structured.sandbox import shared_sandbox
 from .structured.sources import catalog_collection, corpus_collection
 from .tables.candidates import candidates, find_table, table_detail
 from .tables.catalog import Catalog
@@ -168,10 +168,17 @@ class Workspace:
         chunking = self.chunking()
         read = read_corpus(Path(folder), corpus, chunking, url_template=url_template, progress=progress, origin=origin)
 
+        choices = self._stored_choices(corpus)
+
         def build(path: Path) -> dict:
             write_corpus(path, read)
-            write_collection(path, corpus_collection(read, self.choices()))
-            manifest = {"documents": len(read.documents), "chunks": len(read.chunks), "chunking": chunking.describe()}
+            write_collection(path, corpus_collection(read, choices))
+            manifest = {
+                "documents": len(read.documents),
+                "chunks": len(read.chunks),
+                "chunking": chunking.describe(),
+                "structured": choices.to_dict(),
+            }
             return manifest | self._write_indexes(path, self.corpus_store, corpus, CHUNKS, read.chunks, progress)
 
         generation = self.corpus_store.write(corpus, build)
@@ -224,17 +231,24 @@ class Workspace:
 
     # -- structured: count, filter, group -----------------------------------------
 
-    def choices(self, exact: Sequence[str] = (), plain: Sequence[str] = ()) -> Choices:
-        """Which header fields are exact: the settings' lists, then ``exact`` and ``plain`` on top."""
-        return Choices.of([*self.settings.exact_fields, *exact], [*self.settings.plain_fields, *plain])
+    def choices(self) -> Choices:
+        """Which header fields are exact, as the settings say (beside the URL- and ID-shaped ones)."""
+        return Choices.of(self.settings.exact_fields, self.settings.plain_fields)
+
+    def _stored_choices(self, corpus: str) -> Choices:
+        """The settings' choices, then those a rebuild of this corpus recorded (they outlive re-indexing)."""
+        if corpus not in self.corpus_store.names():
+            return self.choices()
+        stored = self.corpus_store.current(corpus).manifest().get("structured") or {}
+        return self.choices().then(Choices.of(stored.get("exact", ()), stored.get("plain", ())))
 
     def corpus_collection(self, corpus: str) -> Collection:
         """The ``documents`` table of the live generation (no table, only its report, without a shared header)."""
-        return self._collection(self.corpus_store, corpus, self._load_corpus_collection)
+        return self._collection(self.corpus_store, corpus, self._load_corpus_collection)[1]
 
     def catalog_collection(self, catalog: str) -> Collection:
         """The catalog's ``tables`` and ``columns`` tables."""
-        return self._collection(self.store, catalog, lambda _: catalog_collection(self.searcher(catalog).catalog))
+        return self._collection(self.store, catalog, self._load_catalog_collection)[1]
 
     def corpus_fields(self, corpus: str) -> FieldsResponse:
         return fields_response(self.corpus_collection(corpus))
@@ -248,25 +262,30 @@ class Workspace:
         Nothing is re-read from the folder or re-embedded; searches in flight keep the
         generation they opened.
         """
-        choices = self.choices(exact, plain)
+        choices = self._stored_choices(corpus).then(Choices.of(exact, plain))
         documents = self.corpus_searcher(corpus).corpus
 
         def build(path: Path, _live: Generation) -> dict:
             write_collection(path, corpus_collection(documents, choices))
-            return {"structured": {"exact": sorted(choices.exact), "plain": sorted(choices.plain)}}
+            return {"structured": choices.to_dict()}
 
         self.corpus_store.derive(corpus, [STRUCTURED_FILE], build)
         return self.corpus_fields(corpus)
 
     def query_corpus(self, corpus: str, request: QueryRequest) -> QueryResponse:
-        return self._query(self.corpus_collection(corpus), request)
+        return self._query(self.corpus_store, corpus, self._load_corpus_collection, request)
 
     def query_catalog(self, catalog: str, request: QueryRequest) -> QueryResponse:
-        return self._query(self.catalog_collection(catalog), request)
+        return self._query(self.store, catalog, self._load_catalog_collection, request)
 
-    def _query(self, collection: Collection, request: QueryRequest) -> QueryResponse:
+    def _query(
+        self, store: Store, name: str, load: Callable[[Generation], Collection], request: QueryRequest
+    ) -> QueryResponse:
+        """Run in the sandbox's child process: untrusted SQL is never parsed or run in this one."""
         s = self.settings
-        return run_query(
+        generation, collection = self._collection(store, name, load)
+        return shared_sandbox(s.query_process_memory_mb * 2**20).query(
+            (str(self.settings.home), store.shelf.folder, name, generation),
             collection,
             sql=request.sql,
             form=request.query,
@@ -282,17 +301,22 @@ class Workspace:
             return stored
         return corpus_collection(self.corpus_searcher(generation.name).corpus, self.choices())
 
-    def _collection(self, store: Store, name: str, load: Callable[[Generation], Collection]) -> Collection:
-        generation = store.current(name)
+    def _load_catalog_collection(self, generation: Generation) -> Collection:
+        return catalog_collection(self.searcher(generation.name).catalog)
+
+    def _collection(
+        self, store: Store, name: str, load: Callable[[Generation], Collection]
+    ) -> tuple[str, Collection]:
+        """The live generation's id and its collection, loaded once per generation."""
         key = (store.shelf.folder, name)
+        generation = store.current(name)
         with self._lock:
             cached = self._collections.get(key)
-        if cached is not None and cached[0] == generation.id:
-            return cached[1]
-        collection = store.open(name, load)
-        with self._lock:
-            self._collections[key] = (generation.id, collection)
-        return collection
+        if cached is None or cached[0] != generation.id:
+            cached = (generation.id, store.open(name, load))
+            with self._lock:
+                self._collections[key] = cached
+        return cached
 
     # -- helpers -------------------------------------------------------------------
 

@@ -29,7 +29,8 @@ PEPS = REPO.parent / "shared" / "docs_corpora" / "peps"
 
 
 def _plain(value: str | None) -> str | None:
-    return " ".join(value.split()) if value is not None else None
+    # An empty header ("Post-History:" and nothing) is no value: NULL in our table.
+    return " ".join(value.split()) or None if value is not None else None
 
 
 def _ours(value):
@@ -64,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for document in corpus.documents:
         header = (args.peps / document.path).read_text(encoding="utf-8").split("\n\n", 1)[0]
         reference[document.path] = message = email.parser.HeaderParser().parsestr(header)
-        keys.update(set(message.keys()))
+        keys.update({key for key, value in message.items() if value.strip()})  # an empty header is no value
 
     report = collection.report
     columns = []

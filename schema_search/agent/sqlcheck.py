@@ -187,6 +187,35 @@ def _node_name(node: exp.Expression) -> str:
     return {"INTO": "SELECT ... INTO", "LOCK": "a locking clause (FOR UPDATE/SHARE)"}.get(key, key)
 
 
+def names_a_cte(node: exp.Table) -> bool:
+    """Whether an unqualified table reference means a CTE where it stands, not a real table.
+
+    A CTE is visible in its WITH's query and in the CTEs defined after it, not in its
+    own body (unless the WITH is RECURSIVE) nor outside the query that defines it: in
+    ``WITH t AS (SELECT * FROM t) ...`` the inner ``t`` is the real table ``t``.
+
+    >>> tree = sqlglot.parse_one("WITH s AS (SELECT * FROM secrets) SELECT * FROM s")
+    >>> sorted((t.name, names_a_cte(t)) for t in tree.find_all(exp.Table))
+    [('s', True), ('secrets', False)]
+    >>> tree = sqlglot.parse_one("WITH secrets AS (SELECT * FROM secrets) SELECT * FROM secrets")
+    >>> sorted((t.name, names_a_cte(t)) for t in tree.find_all(exp.Table))
+    [('secrets', False), ('secrets', True)]
+    """
+    name = node.name.lower()
+    child, parent = node, node.parent
+    while parent is not None:
+        if isinstance(parent, exp.With):
+            ctes = list(parent.expressions)
+            visible = ctes if parent.args.get("recursive") else ctes[: ctes.index(child)]
+        else:
+            owned = parent.args.get("with_")
+            visible = list(owned.expressions) if isinstance(owned, exp.With) and owned is not child else []
+        if any(cte.alias_or_name.lower() == name for cte in visible):
+            return True
+        child, parent = parent, parent.parent
+    return False
+
+
 def function_name(function: exp.Func) -> str:
     if isinstance(function, exp.Anonymous):
         return str(function.name).lower()
@@ -214,7 +243,6 @@ class _Resolver:
         by_name: dict[str, list[Table]] = {}
         for table in self.catalog.tables:
             by_name.setdefault(table.name.lower(), []).append(table)
-        ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
         resolved: dict[int, Table] = {}
         seen: set[str] = set()
         for node in tree.find_all(exp.Table):
@@ -223,7 +251,7 @@ class _Resolver:
                 self._issue("unknown_table", what, f"{what} is not a table: only catalog tables can be read.", [])
                 continue
             name, schema = node.name.lower(), node.db.lower()
-            if not schema and name in ctes:
+            if not schema and names_a_cte(node):
                 continue
             written = f"{node.db}.{node.name}" if schema else node.name
             table = self._one(written, schema, name, by_name, report=written.lower() not in seen)

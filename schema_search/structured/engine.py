@@ -25,6 +25,9 @@ def _config(memory_limit: str) -> dict[str, Any]:
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
         "lock_configuration": True,
+        # No spill files: DuckDB would otherwise write them under the working directory (and let
+        # queries read files there); a query that needs more than memory_limit fails instead.
+        "temp_directory": "",
         "memory_limit": memory_limit,
         "threads": 1,
     }

@@ -32,7 +32,9 @@ _INTEGER = re.compile(r"[+-]?(0|[1-9][0-9]*)")
 _DECIMAL = re.compile(r"[+-]?[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?")
 # Two or more dots, or a name that says so: a version, whatever its parts parse as.
 _VERSION_VALUE = re.compile(r"v?[0-9]+(\.[0-9]+){2,}[a-z0-9.+-]*", re.IGNORECASE)
-_VERSION_NAME = re.compile(r"version|release")
+_VERSION_NAME = re.compile(r"version|release|python|requires")
+_FRACTION = re.compile(r"([0-9]+)\.([0-9]+)")
+_INT64 = 2**63
 _TRUE, _FALSE = {"true", "yes"}, {"false", "no"}
 _DATE_FORMATS = ("%Y-%m-%d", "%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%B %d, %Y", "%b %d, %Y", "%Y/%m/%d")
 _URL = re.compile(r"\s*(https?://|www\.)\S+\s*$", re.IGNORECASE)
@@ -41,12 +43,12 @@ _EXACT_NAME = re.compile(r"(^|_)(id|ids|sku|code|isbn|url|urls|link|links|href|i
 
 
 def column_name(key: str) -> str:
-    """The column a header key becomes: lower-cased, every run of non-alphanumerics as ``_``.
+    """The column a header key becomes: lower-cased, every run of characters other than letters and digits as ``_``.
 
-    >>> column_name("Python-Version"), column_name("  Discussions To: "), column_name("PEP")
-    ('python_version', 'discussions_to', 'pep')
+    >>> column_name("Python-Version"), column_name("  Discussions To: "), column_name("PEP"), column_name("作者")
+    ('python_version', 'discussions_to', 'pep', '作者')
     """
-    name = re.sub(r"[^0-9a-z]+", "_", key.lower()).strip("_")
+    name = re.sub(r"[\W_]+", "_", key.lower()).strip("_")
     return name if name and not name[0].isdigit() else f"f_{name}"
 
 
@@ -60,9 +62,10 @@ def parse(value: str, kind: FieldType) -> Any:
     if kind == "text":
         return value
     if kind == "integer":
-        return int(text) if _INTEGER.fullmatch(text) else None
-    if kind == "decimal":
-        return float(text) if _DECIMAL.fullmatch(text) or _INTEGER.fullmatch(text) else None
+        return int(text) if _INTEGER.fullmatch(text) and -_INT64 <= int(text) < _INT64 else None
+    if kind == "decimal":  # a 20-digit code is not a number: as a double it would lose digits
+        whole = _INTEGER.fullmatch(text) and -_INT64 <= int(text) < _INT64
+        return float(text) if _DECIMAL.fullmatch(text) or whole else None
     if kind == "boolean":
         lowered = text.lower()
         return True if lowered in _TRUE else False if lowered in _FALSE else None
@@ -93,13 +96,30 @@ def detect_type(name: str, values: Sequence[str]) -> FieldType:
     if not present:
         return "text"
     candidates: list[FieldType] = ["integer", "decimal", "boolean", "date", "timestamp"]
-    if _VERSION_NAME.search(name) or any(_VERSION_VALUE.fullmatch(v.strip()) for v in present):
+    if _VERSION_NAME.search(name) or _versions(present):
         candidates = ["boolean", "date", "timestamp"]
     for kind in candidates:
         parsed = sum(parse(v, kind) is not None for v in present)
         if parsed >= TYPED_SHARE * len(present):
             return kind
     return "text"
+
+
+def _versions(values: Sequence[str]) -> bool:
+    """Whether dotted numbers read as versions: ``3.10.1``; or every value a small dotted pair with
+    fractions of several lengths and a trailing zero that matters (``3.8`` beside ``3.10``).
+
+    >>> _versions(["3.8", "3.10"]), _versions(["2.50", "3.99"]), _versions(["19.90", "5", "7.5"]), _versions(["1.2.3"])
+    (True, False, False, True)
+    """
+    stripped = [v.strip() for v in values]
+    if any(_VERSION_VALUE.fullmatch(v) for v in stripped):
+        return True
+    pairs = [_FRACTION.fullmatch(v) for v in stripped]
+    if not pairs or not all(pair and int(pair.group(1)) < 10 for pair in pairs):
+        return False
+    fractions = [pair.group(2) for pair in pairs]
+    return len({len(f) for f in fractions}) > 1 and any(len(f) > 1 and f.endswith("0") for f in fractions)
 
 
 def looks_exact(name: str, values: Sequence[str]) -> bool:
@@ -180,6 +200,17 @@ class Choices:
     def of(cls, exact: Iterable[str] = (), plain: Iterable[str] = ()) -> Choices:
         return cls(frozenset(map(column_name, exact)), frozenset(map(column_name, plain)))
 
+    def then(self, later: Choices) -> Choices:
+        """These choices with ``later`` ones on top (a later ``plain`` undoes an earlier ``exact``).
+
+        >>> Choices.of(exact=["sku"]).then(Choices.of(plain=["sku"], exact=["isbn"]))
+        Choices(exact=frozenset({'isbn'}), plain=frozenset({'sku'}))
+        """
+        return Choices((self.exact - later.plain) | later.exact, (self.plain - later.exact) | later.plain)
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {"exact": sorted(self.exact), "plain": sorted(self.plain)}
+
     def is_exact(self, name: str, guessed: bool) -> bool:
         return name in self.exact or (guessed and name not in self.plain)
 
@@ -255,7 +286,8 @@ def propose_and_validate(
 
 
 def row_values(field_: Field, values: Sequence[str] | None) -> Any:
-    """A document's values for a column, typed: one value, a list for a list column, or ``None``."""
+    """A document's values for a column, typed: one value, a list for a list column, or ``None`` (empty too)."""
+    values = [v for v in values or () if v.strip()]
     if not values:
         return None
     typed = [parse(v, field_.type) for v in values]
@@ -268,11 +300,14 @@ def _by_column(headers: Sequence[Mapping[str, Sequence[str]]]) -> dict[str, tupl
     for header in headers:
         merged: dict[str, list[str]] = {}
         for key, values in header.items():
+            present = [str(v) for v in values if str(v).strip()]  # "Post-History:" with nothing after it
+            if not present:
+                continue
             name = column_name(key)
             keys, _ = columns.setdefault(name, ([], []))
             if key not in keys:
                 keys.append(key)
-            merged.setdefault(name, []).extend(str(v) for v in values)
+            merged.setdefault(name, []).extend(present)
         for name, values in merged.items():
             columns[name][1].append(values)
     return columns

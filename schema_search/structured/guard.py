@@ -27,7 +27,7 @@ _ALLOWED_SQL = """SELECT
   bool_or(a), bool_and(a), first(a), any_value(a), string_agg(a, ','), list(a), array_agg(a), quantile_cont(a, 0.5),
   row_number() OVER (), rank() OVER (ORDER BY a), dense_rank() OVER (), lag(a) OVER (),
   lower(a), upper(a), length(a), strlen(a), trim(a), ltrim(a), rtrim(a), substr(a, 1, 2), replace(a, 'x', 'y'),
-  concat(a, b), left(a, 2), right(a, 2), lpad(a, 3, '0'), reverse(a), split_part(a, ',', 1), strpos(a, 'x'),
+  concat(a, b), left(a, 2), right(a, 2), reverse(a), split_part(a, ',', 1), strpos(a, 'x'),
   contains(a, 'x'), starts_with(a, 'x'), ends_with(a, 'x'), regexp_matches(a, 'x'), regexp_extract(a, 'x'),
   regexp_replace(a, 'x', 'y'), string_split(a, ','),
   coalesce(a, b), nullif(a, b), ifnull(a, b), if(a, 1, 2), greatest(a, b), least(a, b), CASE WHEN a THEN 1 END,

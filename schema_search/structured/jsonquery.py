@@ -45,8 +45,11 @@ def compile_query(form: dict[str, Any], default_table: str, list_columns: frozen
     if unknown:
         raise InvalidInput(f"Unknown key(s) in the query form: {', '.join(map(str, unknown))}.", hint=_HINT)
     group_by = _names(form.get("group_by", []), "group_by")
+    count = form.get("count", False)
+    if not isinstance(count, bool):
+        raise InvalidInput(f"count must be true or false, not {count!r}.", hint=_HINT)
     projection: list[exp.Expression] = [exp.column(c) for c in group_by or _names(form.get("select", []), "select")]
-    if form.get("count"):
+    if count:
         projection.append(exp.alias_(exp.Count(this=exp.Star()), "count"))
     query = exp.select(*(projection or [exp.Star()])).from_(_name(form.get("table") or default_table, "table"))
     filters = form.get("filter") or []
@@ -55,14 +58,17 @@ def compile_query(form: dict[str, Any], default_table: str, list_columns: frozen
     for condition in filters:
         query = query.where(_condition(condition, list_columns))
     if group_by:
-        query = query.group_by(*group_by)
+        query = query.group_by(*(exp.column(c) for c in group_by))  # trees, never SQL text
     for order in _list(form.get("order_by", []), "order_by"):
-        column, direction = (order, "asc") if isinstance(order, str) else (list(order) + ["asc"])[:2]
+        if isinstance(order, str):
+            order = [order]
+        if not isinstance(order, list) or not 1 <= len(order) <= 2:
+            raise InvalidInput(f"An order_by item must be a column or [column, direction]; got {order!r}.", hint=_HINT)
+        column, direction = (order + ["asc"])[:2]
         if str(direction).lower() not in ("asc", "desc"):
             raise InvalidInput(f"order_by direction {direction!r} is not asc or desc.", hint=_HINT)
-        query = query.order_by(
-            exp.Ordered(this=exp.column(_name(column, "order_by")), desc=str(direction).lower() == "desc")
-        )
+        ordered = exp.Ordered(this=exp.column(_name(column, "order_by")), desc=str(direction).lower() == "desc")
+        query = query.order_by(ordered)
     if form.get("limit") is not None:
         limit = form["limit"]
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
@@ -79,7 +85,11 @@ def _condition(condition: Any, list_columns: frozenset[str]) -> exp.Expression:
     column, op, value = (list(condition) + [None])[:3]
     name, op = _name(column, "filter"), str(op).lower().strip()
     target = exp.column(name)
+    if op in ("=", "!=") and value is None:  # "= NULL" matches nothing; what is meant is IS NULL
+        op = "is null" if op == "=" else "is not null"
     if op in _COMPARE:
+        if value is None:
+            raise InvalidInput(f"{op!r} needs a value for {name}.", hint=_HINT)
         return _COMPARE[op](this=target, expression=_value(value))
     if op in ("in", "not in"):
         if not isinstance(value, list) or not value:
@@ -87,9 +97,14 @@ def _condition(condition: Any, list_columns: frozenset[str]) -> exp.Expression:
         found = exp.In(this=target, expressions=[_value(v) for v in value])
         return exp.Not(this=found) if op == "not in" else found
     if op == "contains":
+        if value is None or isinstance(value, bool):
+            raise InvalidInput(f"'contains' needs a string or number for {name}.", hint=_HINT)
         if name in list_columns:
             return exp.ArrayContains(this=target, expression=_value(value))
-        return exp.Like(this=exp.Lower(this=target), expression=exp.Literal.string(f"%{str(value).lower()}%"))
+        # Case-insensitive substring: LIKE's own wildcards in the value are escaped, not obeyed.
+        escaped = str(value).lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        text = exp.Lower(this=exp.Cast(this=target, to=exp.DataType.build("VARCHAR")))
+        return exp.Escape(this=exp.Like(this=text, expression=exp.Literal.string(f"%{escaped}%")), expression=exp.Literal.string("\\"))
     if op == "like":
         return exp.Like(this=target, expression=_value(value))
     if op in ("is null", "is not null"):

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-PLACEHOLDER = re.compile(r"\{\{\s*([a-z]+)\s*:\s*(\d+)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z]+)\s*:\s*(\d+)\s*\}\}", re.IGNORECASE)
 _URL = re.compile(r"https?://[^\s<>\[\]()\"'`]+")
 _TRAILING = ".,;:!?"
 
@@ -63,10 +63,12 @@ class Placeholders:
         """
         if isinstance(value, list):
             return [self.mask(v, exact) for v in value]
+        if isinstance(value, dict):
+            return {k: self.mask(v, exact) for k, v in value.items()}
+        if exact and value is not None and not isinstance(value, bool):
+            return self.issue(str(value)) if str(value).strip() else value
         if not isinstance(value, str):
             return value
-        if exact and value.strip():
-            return self.issue(value)
         return _URL.sub(lambda m: self._issue_url(m.group(0)), value)
 
     def render(self, text: str) -> Rendered:
@@ -82,7 +84,7 @@ class Placeholders:
         unknown: list[str] = []
 
         def replace(match: re.Match[str]) -> str:
-            key = f"{{{{{match.group(1)}:{match.group(2)}}}}}"
+            key = f"{{{{{match.group(1).lower()}:{int(match.group(2))}}}}}"
             with self._lock:
                 value = self._values.get(key)
             if value is None:

@@ -55,19 +55,17 @@ def run_query(
     statement = checked
     table = _single_table(tree, collection)
     plain_rows = table is not None and not _aggregates(tree)
-    hidden = False
-    if plain_rows and SOURCE_ID not in _output_names(tree) and not _selects_star(tree):
+    if plain_rows:
+        # Always our own column: an output *named* source_id may hold anything (a title, a constant).
         tree = tree.copy().select(exp.column(SOURCE_ID, table=_alias(tree)).as_(_HIDDEN))
-        statement, hidden = tree.sql(dialect=DIALECT), True
+        statement = tree.sql(dialect=DIALECT)
     columns, rows, truncated, seconds = engine.run(
         collection, statement, max_rows=max_rows, timeout_s=timeout_s, memory_limit=memory_limit
     )
     source_ids = None
     if plain_rows:
-        at = columns.index(_HIDDEN if hidden else SOURCE_ID) if (hidden or SOURCE_ID in columns) else None
-        source_ids = [row[at] for row in rows] if at is not None else None
-        if hidden:
-            columns, rows = columns[:-1], [row[:-1] for row in rows]
+        source_ids = [row[-1] for row in rows]
+        columns, rows = columns[:-1], [row[:-1] for row in rows]
     counted, counted_truncated = None, False
     counting = _counted_sql(tree) if table is not None and not plain_rows else None
     if counting is not None:
@@ -112,10 +110,13 @@ def _aggregates(tree: exp.Select) -> bool:
 
 def _counted_sql(tree: exp.Select) -> str | None:
     """The rows behind a count with no grouping: the same FROM and WHERE, selecting source IDs."""
-    if tree.args.get("group") or tree.args.get("having") or tree.args.get("distinct"):
+    if any(tree.args.get(k) for k in ("group", "having", "distinct", "limit", "offset", "sample", "qualify")):
         return None
-    # Only counts: the rows behind a MIN or an AVG are every row, which says nothing.
-    if not all(p.find(exp.Count) for p in tree.expressions) or any(p.find(exp.Window) for p in tree.expressions):
+    if (tree.args.get("from_").this.args.get("sample")) is not None:
+        return None
+    # Only a bare count(*): the rows behind count(x), count(DISTINCT x), a FILTER, a MIN or an
+    # AVG are not the rows the WHERE kept.
+    if not all(_bare_count(p) for p in tree.expressions):
         return None
     source = tree.args.get("from_")
     counting = exp.select(exp.column(SOURCE_ID, table=_alias(tree))).from_(source.this.copy())
@@ -125,13 +126,14 @@ def _counted_sql(tree: exp.Select) -> str | None:
     return counting.sql(dialect=DIALECT)
 
 
+def _bare_count(projection: exp.Expression) -> bool:
+    inner = projection.this if isinstance(projection, exp.Alias) else projection
+    return isinstance(inner, exp.Count) and isinstance(inner.this, exp.Star) and not inner.args.get("distinct")
+
+
 def _alias(tree: exp.Select) -> str | None:
     source = tree.args.get("from_")
     return source.this.alias_or_name if source is not None else None
-
-
-def _output_names(tree: exp.Select) -> list[str]:
-    return [p.alias_or_name for p in tree.expressions]
 
 
 def _selects_star(tree: exp.Select) -> bool:
@@ -139,13 +141,15 @@ def _selects_star(tree: exp.Select) -> bool:
 
 
 def _exact_outputs(tree: exp.Expression, collection: Collection) -> set[str]:
-    """Result column names whose values come straight from an exact column."""
+    """Result columns that may carry an exact value: any output computed from an exact column
+    (``trim(sku)``, ``list(url)``), or a whole row (``SELECT d FROM documents d``)."""
     exact = {c.name for t in collection.tables for c in t.columns if c.exact}
-    if not isinstance(tree, exp.Select):
-        return exact
+    if not isinstance(tree, exp.Select):  # a UNION: every output may come from an exact column
+        return set(tree.named_selects) | exact
+    sources = {t.alias_or_name.lower() for t in tree.find_all(exp.Table)}
     names = set(exact) if _selects_star(tree) else set()
     for projection in tree.expressions:
-        inner = projection.this if isinstance(projection, exp.Alias) else projection
-        if isinstance(inner, exp.Column) and inner.name in exact:
+        columns = list(projection.find_all(exp.Column))
+        if any(c.name in exact or (not c.table and c.name.lower() in sources) for c in columns):
             names.add(projection.alias_or_name)
     return names

@@ -129,6 +129,14 @@ def test_rebuilding_the_fields_shares_the_index_and_leaves_the_live_one_searchab
     assert shared and all((after.path / p).stat().st_ino == (before.path / p).stat().st_ino for p in shared)
     assert searcher.search("assignment expressions", 3, workspace.docs_config()).ranking
     assert workspace.search_docs("peps", "assignment expressions", 3).results
+    # The choice outlives a plain rebuild and a re-index; a later --plain-fields undoes it.
+    def exact(response) -> set[str]:
+        return {c.name for c in response.tables[0].columns if c.exact}
+
+    assert "status" in exact(workspace.rebuild_fields("peps"))
+    workspace.index_corpus(tmp_path / "peps", corpus="peps")
+    assert "status" in exact(workspace.corpus_fields("peps"))
+    assert "status" not in exact(workspace.rebuild_fields("peps", plain=["status"]))
 
 
 def test_mcp_describe_query_and_placeholders_round_trip(home: Path) -> None:
@@ -182,3 +190,21 @@ def test_mcp_refuses_hostile_sql_as_a_tool_error(home: Path) -> None:
 
     result = anyio.run(session)
     assert result.is_error and "read-only" in result.content[0].text
+
+
+def test_the_hostile_corpus_over_mcp_reads_and_writes_nothing(home: Path, tmp_path: Path) -> None:
+    from ..structured.test_query import HOSTILE, RUNAWAY, SECRET
+
+    (tmp_path / "secret.csv").write_text(f"key\n{SECRET}\n")
+    before = {str(p): p.stat().st_mtime for p in tmp_path.rglob("*")}
+    server = create_server(Workspace(Settings(home=home, dense=False, query_timeout_s=0.5)), None, ["peps"])
+    statements = [sql.format(dir=tmp_path, secret=tmp_path / "secret.csv") for sql in HOSTILE + RUNAWAY]
+
+    async def session() -> list:
+        async with Client(server) as client:
+            return [await client.call_tool("query_collection", {"sql": sql}) for sql in statements]
+
+    results = anyio.run(session)
+    assert all(r.is_error for r in results), [s for s, r in zip(statements, results) if not r.is_error]
+    assert not any(SECRET in r.content[0].text for r in results)
+    assert {str(p): p.stat().st_mtime for p in tmp_path.rglob("*")} == before

@@ -174,3 +174,18 @@ def test_dialect_names_from_sqlalchemy_and_overlong_sql() -> None:
     assert validate_sql("SELECT total FROM orders", "PostgreSQL", SHOP).dialect == "postgres"
     too_long = "SELECT " + "1 + " * 30_000 + "1"
     assert validate_sql(too_long, "sqlite", SHOP).errors == [f"The SQL is {len(too_long)} characters long; the limit is 100000."]
+
+
+# A CTE named like a table outside the catalog must not let the query read that table.
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "WITH pg_shadow AS (SELECT * FROM pg_shadow) SELECT * FROM pg_shadow",
+        "WITH sqlite_master AS (SELECT * FROM sqlite_master) SELECT name FROM sqlite_master",
+        "WITH a AS (SELECT * FROM secrets), secrets AS (SELECT 1 AS x) SELECT * FROM a",
+        "SELECT * FROM secrets, (WITH secrets AS (SELECT 1 AS a) SELECT a FROM secrets) AS s",
+    ],
+)
+def test_a_cte_cannot_hide_a_table_outside_the_catalog(sql: str) -> None:
+    validation = validate_sql(sql, "postgres", SHOP)
+    assert not validation.ok and validation.issues[0].kind == "unknown_table"

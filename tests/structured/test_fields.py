@@ -26,7 +26,8 @@ def test_types_need_95_percent_of_present_values() -> None:
 def test_versions_are_never_numbers() -> None:
     assert detect_type("python_version", ["3.8", "3.10", "2.4"]) == "text"
     assert detect_type("requires", ["2.4", "2.7.1"]) == "text"
-    assert detect_type("weight", ["2.4", "3.10"]) == "decimal"
+    assert detect_type("weight", ["2.4", "3.10"]) == "text"  # 3.10 beside 2.4: a version, whatever the name
+    assert detect_type("weight", ["2.4", "3.25", "12"]) == "decimal"
 
 
 def test_a_repeated_key_is_a_list_column_and_rare_fields_are_dropped_with_their_coverage() -> None:
@@ -73,7 +74,7 @@ def test_pep_fields_agree_with_pythons_own_header_parser(peps_collection: Collec
         parsed = email.parser.HeaderParser().parsestr(header)
         for field in kept:
             expected = parsed.get(field.keys[0])
-            expected = " ".join(expected.split()) if expected is not None else None
+            expected = " ".join(expected.split()) or None if expected is not None else None  # empty is NULL
             assert by_pep[number][names.index(field.name)] == expected, (number, field.name)
         created = datetime.datetime.strptime(parsed["Created"].strip(), "%d-%b-%Y").date()
         assert by_pep[number][names.index("created")] == created
@@ -96,3 +97,15 @@ def test_html_meta_and_toml_front_matter_are_fields_too(tmp_path) -> None:
     assert "category" in names and table.column("product_id").exact  # an ID: placeholders only
     categories = sorted(table.values[names.index("category")])
     assert categories == ["guide", "guide", "guide", "reference"]
+
+
+def test_out_of_range_integers_stay_text_and_empty_values_are_absent() -> None:
+    assert detect_type("order", ["12345678901234567890", "1"] * 10) == "text"  # beyond BIGINT
+    headers = [{"Post-History": [""], "Id": ["1"]}, {"Post-History": ["01-Jan-2020"], "Id": ["2"]}] * 5
+    history = propose_and_validate(headers).field("post_history")
+    assert history.coverage == 0.5 and history.documents == 5
+
+
+def test_non_ascii_keys_keep_their_letters() -> None:
+    report = propose_and_validate([{"作者": ["张"], "日期": ["2024-01-01"]}] * 3)
+    assert {f.name: f.type for f in report.fields} == {"作者": "text", "日期": "date"}

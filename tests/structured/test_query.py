@@ -173,6 +173,11 @@ HOSTILE = [
     "SELECT string_agg(repeat(title, 100000), '') FROM documents",
     "SELECT * FROM documents, (SELECT 1) AS t(x) UNION ALL SELECT * FROM read_csv('{secret}')",
     "SELECT load_extension('{dir}/evil.so')",
+    "WITH pg_settings AS (SELECT * FROM pg_settings) SELECT * FROM pg_settings",
+    "WITH duckdb_settings AS (SELECT * FROM duckdb_settings) SELECT * FROM duckdb_settings",
+    'WITH "{secret}" AS (SELECT * FROM "{secret}") SELECT * FROM "{secret}"',
+    "SELECT * FROM x, (WITH x AS (SELECT 1 AS a) SELECT a FROM x) AS s",
+    "SELECT lpad(title, 2000000000, 'y') FROM documents",
     "",
 ]
 
@@ -226,3 +231,36 @@ def test_the_engine_alone_refuses_file_and_config_access_too(
 def test_runaway_queries_are_interrupted(peps_collection: Collection, sql: str) -> None:
     with pytest.raises(QueryFailed, match="was stopped"):
         run(peps_collection, sql, timeout_s=0.5)
+
+
+def test_counted_rows_are_listed_only_for_a_bare_count(peps_collection: Collection) -> None:
+    for sql in [
+        "SELECT count(*) FILTER (WHERE pep < 300) FROM documents",
+        "SELECT count(python_version) FROM documents",
+        "SELECT count(DISTINCT status) FROM documents",
+        "SELECT count(*) FROM documents LIMIT 0",
+        "SELECT count(*) FROM documents USING SAMPLE 3",
+    ]:
+        assert run(peps_collection, sql).counted is None, sql
+
+
+def test_a_column_named_source_id_cannot_stand_in_for_the_real_one(peps_collection: Collection) -> None:
+    result = run(peps_collection, "SELECT title AS source_id FROM documents WHERE pep = 8")
+    assert result.rows == [["Style Guide for Python Code"]] and result.source_ids[0].startswith("S")
+
+
+def test_exact_values_are_traced_through_expressions_and_whole_rows(peps_collection: Collection) -> None:
+    assert run(peps_collection, "SELECT trim(url) AS u, title FROM documents WHERE pep = 8").exact_columns == ["u"]
+    assert run(peps_collection, "SELECT d FROM documents d WHERE pep = 8").exact_columns == ["d"]
+    union = "SELECT title FROM documents WHERE pep = 8 UNION ALL SELECT url FROM documents WHERE pep = 20"
+    assert run(peps_collection, union).exact_columns == ["title"]
+
+
+def test_json_form_null_and_wildcards_mean_what_they_say(notes_collection: Collection) -> None:
+    def count(form: dict) -> int:
+        return run_query(notes_collection, form={**form, "count": True}, max_rows=5, timeout_s=5).rows[0][0]
+
+    assert count({"filter": [["homepage", "=", None]]}) == 0  # IS NULL, and every note has one
+    assert count({"filter": [["version", "!=", None]]}) == 6
+    assert count({"filter": [["title", "contains", "_"]]}) == 0  # a literal underscore, not "any character"
+    assert count({"filter": [["price", "contains", 9]]}) == 1  # numbers compared as text: 19.9

@@ -208,3 +208,33 @@ def test_the_hostile_corpus_over_mcp_reads_and_writes_nothing(home: Path, tmp_pa
     assert all(r.is_error for r in results), [s for s, r in zip(statements, results) if not r.is_error]
     assert not any(SECRET in r.content[0].text for r in results)
     assert {str(p): p.stat().st_mtime for p in tmp_path.rglob("*")} == before
+
+
+def test_a_stdio_mcp_client_counts_and_gets_placeholders_filled(home: Path) -> None:
+    import os
+    import sys
+
+    from mcp import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "schema_search.cli", "mcp", "--corpus", "peps", "--catalog", "tiny"],
+        env={**os.environ, "SCHEMA_SEARCH_HOME": str(home), "SCHEMA_SEARCH_DENSE": "false"},
+        cwd=str(Path(__file__).resolve().parents[2]),
+    )
+
+    async def session() -> tuple:
+        with anyio.fail_after(90):
+            async with Client(params) as client:
+                described = await client.call_tool("describe_collection", {"collection": "tiny"})
+                found = await client.call_tool(
+                    "query_collection", {"sql": "SELECT title, url FROM documents WHERE pep = 572", "collection": "peps"}
+                )
+                link = found.structured_content["result"]["rows"][0][1]
+                rendered = await client.call_tool("render_answer", {"text": f"PEP 572: {link}"})
+                return described, found, rendered
+
+    described, found, rendered = anyio.run(session)
+    assert "table columns" in described.content[0].text and "is_foreign_key" in described.content[0].text
+    assert found.structured_content["result"]["rows"] == [["Assignment Expressions", "{{link:1}}"]]
+    assert rendered.structured_content["text"] == "PEP 572: https://peps.python.org/pep-0572/"

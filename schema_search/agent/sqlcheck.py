@@ -20,6 +20,7 @@ from typing import Literal
 import sqlglot
 from pydantic import BaseModel, Field
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import OptimizeError, ParseError, SqlglotError, TokenError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
@@ -128,6 +129,14 @@ def validate_sql(sql: str, dialect: str | None, catalog: Catalog) -> Validation:
     'SELECT total FROM orders'
     """
     dialect = _SQLGLOT_DIALECTS.get(dialect.lower(), dialect.lower()) if dialect else catalog_dialect(catalog)
+    try:
+        return _validate(sql, dialect, catalog)
+    except RecursionError:  # parentheses or subqueries nested thousands deep: no real query is
+        error = "The SQL is nested too deeply to check; write it with fewer levels of parentheses or subqueries."
+        return Validation(ok=False, dialect=dialect, sql=None, tables=[], errors=[error], issues=[], warnings=[])
+
+
+def _validate(sql: str, dialect: str | None, catalog: Catalog) -> Validation:
     tree, error = _one_read_only_query(sql, dialect)
     if tree is None:
         return Validation(ok=False, dialect=dialect, sql=None, tables=[], errors=[error], issues=[], warnings=[])
@@ -187,33 +196,64 @@ def _node_name(node: exp.Expression) -> str:
     return {"INTO": "SELECT ... INTO", "LOCK": "a locking clause (FOR UPDATE/SHARE)"}.get(key, key)
 
 
-def names_a_cte(node: exp.Table) -> bool:
+def names_a_cte(node: exp.Table, dialect: str | None = None) -> bool:
     """Whether an unqualified table reference means a CTE where it stands, not a real table.
 
-    A CTE is visible in its WITH's query and in the CTEs defined after it, not in its
-    own body (unless the WITH is RECURSIVE) nor outside the query that defines it: in
-    ``WITH t AS (SELECT * FROM t) ...`` the inner ``t`` is the real table ``t``.
+    A CTE is visible in its WITH's query and in the CTEs defined after it, never before
+    it, nor outside the query that defines it. In its own body only as the recursive step
+    of a RECURSIVE WITH: a later branch of the UNION, not the anchor. In ``WITH t AS
+    (SELECT * FROM t) ...`` the inner ``t`` is the real table ``t``. Names compare as the
+    dialect folds them (PostgreSQL keeps the case of quoted names).
 
     >>> tree = sqlglot.parse_one("WITH s AS (SELECT * FROM secrets) SELECT * FROM s")
     >>> sorted((t.name, names_a_cte(t)) for t in tree.find_all(exp.Table))
     [('s', True), ('secrets', False)]
-    >>> tree = sqlglot.parse_one("WITH secrets AS (SELECT * FROM secrets) SELECT * FROM secrets")
+    >>> tree = sqlglot.parse_one("WITH RECURSIVE secrets AS (SELECT * FROM secrets) SELECT * FROM secrets")
     >>> sorted((t.name, names_a_cte(t)) for t in tree.find_all(exp.Table))
     [('secrets', False), ('secrets', True)]
+    >>> tree = sqlglot.parse_one("WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r) SELECT * FROM r")
+    >>> [names_a_cte(t) for t in tree.find_all(exp.Table)]
+    [True, True]
     """
-    name = node.name.lower()
+    name = _identifier_key(node.this, dialect)
     child, parent = node, node.parent
     while parent is not None:
         if isinstance(parent, exp.With):
             ctes = list(parent.expressions)
-            visible = ctes if parent.args.get("recursive") else ctes[: ctes.index(child)]
+            visible = ctes[: ctes.index(child)]
+            if parent.args.get("recursive") and _in_recursive_step(child, node):
+                visible.append(child)
         else:
             owned = parent.args.get("with_")
             visible = list(owned.expressions) if isinstance(owned, exp.With) and owned is not child else []
-        if any(cte.alias_or_name.lower() == name for cte in visible):
+        if any(_identifier_key(cte.args["alias"].this, dialect) == name for cte in visible if cte.args.get("alias")):
             return True
         child, parent = parent, parent.parent
     return False
+
+
+def _in_recursive_step(cte: exp.CTE, node: exp.Expression) -> bool:
+    """Whether ``node`` sits in a UNION branch of ``cte`` after its first (the anchor)."""
+    body = cte.this
+    if not isinstance(body, exp.SetOperation):
+        return False
+    anchor = body
+    while isinstance(anchor, exp.SetOperation):
+        anchor = anchor.this
+    return node.find_ancestor(exp.CTE) is cte and not any(a is anchor for a in _ancestors(node))
+
+
+def _ancestors(node: exp.Expression):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def _identifier_key(identifier: exp.Expression, dialect: str | None) -> str:
+    """A name as the dialect resolves it: folded unless quoted where quoting keeps case."""
+    if not isinstance(identifier, exp.Identifier):
+        return str(identifier).lower()
+    return Dialect.get_or_raise(dialect).normalize_identifier(identifier.copy()).name
 
 
 def function_name(function: exp.Func) -> str:
@@ -250,8 +290,12 @@ class _Resolver:
                 what = function_name(node.this) + "()" if isinstance(node.this, exp.Func) else node.this.sql()
                 self._issue("unknown_table", what, f"{what} is not a table: only catalog tables can be read.", [])
                 continue
+            if node.catalog:  # db.schema.table: another database, which the catalog does not describe
+                written = node.sql(dialect=self.dialect)
+                self._issue("unknown_table", written, f"{written} names another database: only catalog tables can be read.", [])
+                continue
             name, schema = node.name.lower(), node.db.lower()
-            if not schema and names_a_cte(node):
+            if not schema and names_a_cte(node, self.dialect):
                 continue
             written = f"{node.db}.{node.name}" if schema else node.name
             table = self._one(written, schema, name, by_name, report=written.lower() not in seen)

@@ -5,8 +5,9 @@ database (:func:`~schema_search.agent.sqlcheck.validate_sql`: exactly one read-o
 query; unknown tables, table functions and file paths in ``FROM`` refused; unknown
 columns named with the closest real ones), then every function in it must be on
 an allowlist. The list is what counting, filtering and grouping need; anything else
-(file readers, ``getenv``, ``query``, ``repeat``, ``range``...) is refused before
-DuckDB sees it, and the engine is locked down besides (:mod:`.engine`).
+(file readers, ``getenv``, ``query``, ``repeat``, ``lpad``, ``range``...) is refused
+before DuckDB sees it. The engine is locked down besides (:mod:`.engine`), and both run
+in a child process that is capped in memory and killed at the deadline (:mod:`.sandbox`).
 """
 
 from __future__ import annotations

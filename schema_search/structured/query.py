@@ -92,7 +92,7 @@ def run_query(
 
 def _single_table(tree: exp.Expression, collection: Collection) -> str | None:
     """The one collection table a plain SELECT reads, when it has source IDs; else ``None``."""
-    if not isinstance(tree, exp.Select) or tree.args.get("joins") or tree.args.get("with"):
+    if not isinstance(tree, exp.Select) or tree.args.get("joins") or tree.find(exp.With):
         return None
     source = tree.args.get("from_")
     node = source.this if source is not None else None

@@ -34,6 +34,8 @@ from .models import QueryResponse
 # Seconds a child gets to start (imports) and to read a new collection, beyond the query's own limit.
 STARTUP_S = 60.0
 GRACE_S = 2.0
+# The SQL validator's own limit is 100,000 characters; a request frame above this is refused unsent.
+MAX_REQUEST_BYTES = 1_000_000
 _HEADER = struct.Struct("!Q")
 
 
@@ -63,19 +65,28 @@ class Sandbox:
             QueryFailed: the query was stopped (time or memory), or the child failed.
             and whatever ``run_query`` raises for bad input, re-raised here.
         """
+        request = {"sql": sql, "form": form, "max_rows": max_rows, "timeout_s": timeout_s, "memory_limit": memory_limit}
+        frame = _frame(request)  # checked here: an oversized or absurdly nested request never reaches the child
         with self._lock:
             child = self._start()
             if key != self._loaded:  # the tables first, on their own deadline: reading them is not the query's time
-                _write(child.stdin, {"load": key, "collection": collection})
+                self._send(child, _frame({"load": key, "collection": collection}, limit=None))
                 self._wait(child, STARTUP_S)
                 self._loaded = key
-            _write(child.stdin, {"sql": sql, "form": form, "max_rows": max_rows, "timeout_s": timeout_s,
-                                 "memory_limit": memory_limit})  # fmt: skip
+            self._send(child, frame)
             reply = self._wait(child, timeout_s + GRACE_S, timeout_s)
         if reply["ok"]:
             return QueryResponse.model_validate(reply["response"])
         kind = getattr(errors, reply["error"], None) or getattr(execute, reply["error"], None) or execute.QueryFailed
         raise kind(reply["detail"], hint=reply["hint"])
+
+    def _send(self, child: subprocess.Popen, frame: bytes) -> None:
+        try:
+            child.stdin.write(frame)
+            child.stdin.flush()
+        except OSError:  # the child died between queries: start afresh next time
+            self._stop()
+            raise execute.QueryFailed("The query process stopped unexpectedly.", hint="Run the query again.") from None
 
     def _wait(self, child: subprocess.Popen, limit_s: float, timeout_s: float | None = None) -> dict:
         """The child's next reply; past ``limit_s``, or if it dies, it is ended and the query fails."""
@@ -90,7 +101,7 @@ class Sandbox:
         except EOFError:
             self._stop()
             raise execute.QueryFailed(
-                "The query used more memory than a query may and was stopped.",
+                "The query was stopped: it needed more memory than a query may (or its process was ended).",
                 hint="Narrow it: select fewer or shorter values, filter first.",
             ) from None
 
@@ -131,9 +142,21 @@ def shared_sandbox(memory_bytes: int) -> Sandbox:
         return _shared[memory_bytes]
 
 
+def _frame(value: Any, limit: int | None = MAX_REQUEST_BYTES) -> bytes:
+    """``value`` as one frame; a request past ``limit`` bytes, or nested past pickling, is refused."""
+    try:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except RecursionError:
+        raise errors.InvalidInput("The query is nested too deeply.", hint="Send a flat JSON form or plain SQL.") from None
+    if limit is not None and len(data) > limit:
+        raise errors.PayloadTooLarge(
+            f"The query is {len(data):,} bytes; the limit is {limit:,}.", hint="Send a shorter query."
+        )
+    return _HEADER.pack(len(data)) + data
+
+
 def _write(stream: BinaryIO, value: Any) -> None:
-    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(data)) + data)
+    stream.write(_frame(value, limit=None))
     stream.flush()
 
 

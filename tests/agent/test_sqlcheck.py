@@ -184,8 +184,23 @@ def test_dialect_names_from_sqlalchemy_and_overlong_sql() -> None:
         "WITH sqlite_master AS (SELECT * FROM sqlite_master) SELECT name FROM sqlite_master",
         "WITH a AS (SELECT * FROM secrets), secrets AS (SELECT 1 AS x) SELECT * FROM a",
         "SELECT * FROM secrets, (WITH secrets AS (SELECT 1 AS a) SELECT a FROM secrets) AS s",
+        "WITH RECURSIVE pg_settings AS (SELECT * FROM pg_settings) SELECT * FROM pg_settings",
+        "WITH RECURSIVE s AS (SELECT 1 AS a FROM secrets UNION SELECT a FROM s), secrets AS (SELECT 1) SELECT * FROM s",
+        'WITH "Secrets" AS (SELECT 1 AS a) SELECT * FROM secrets',  # PostgreSQL: quoted keeps its case
+        'WITH secrets AS (SELECT 1 AS a) SELECT * FROM "Secrets"',
+        "SELECT * FROM otherdb.main.orders",  # another database
     ],
 )
 def test_a_cte_cannot_hide_a_table_outside_the_catalog(sql: str) -> None:
     validation = validate_sql(sql, "postgres", SHOP)
     assert not validation.ok and validation.issues[0].kind == "unknown_table"
+
+
+def test_a_recursive_cte_still_names_itself_in_its_recursive_step() -> None:
+    sql = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r"
+    assert validate_sql(sql, "postgres", SHOP).ok
+
+
+def test_nesting_too_deep_to_check_is_refused_not_raised() -> None:
+    validation = validate_sql("SELECT " + "(" * 5000 + "1" + ")" * 5000 + " FROM orders", "postgres", SHOP)
+    assert not validation.ok and "nested too deeply" in validation.errors[0]

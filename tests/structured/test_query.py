@@ -178,6 +178,10 @@ HOSTILE = [
     'WITH "{secret}" AS (SELECT * FROM "{secret}") SELECT * FROM "{secret}"',
     "SELECT * FROM x, (WITH x AS (SELECT 1 AS a) SELECT a FROM x) AS s",
     "SELECT lpad(title, 2000000000, 'y') FROM documents",
+    "WITH RECURSIVE pg_settings AS (SELECT * FROM pg_settings) SELECT * FROM pg_settings",
+    "WITH RECURSIVE s AS (SELECT name FROM pg_settings UNION SELECT name FROM pg_settings), pg_settings AS (SELECT 1) "
+    "SELECT * FROM s",
+    'SELECT * FROM documents, LATERAL (WITH RECURSIVE "PG_SETTINGS" AS (SELECT * FROM "PG_SETTINGS") SELECT 1)',
     "",
 ]
 
@@ -264,3 +268,10 @@ def test_json_form_null_and_wildcards_mean_what_they_say(notes_collection: Colle
     assert count({"filter": [["version", "!=", None]]}) == 6
     assert count({"filter": [["title", "contains", "_"]]}) == 0  # a literal underscore, not "any character"
     assert count({"filter": [["price", "contains", 9]]}) == 1  # numbers compared as text: 19.9
+
+
+def test_a_cte_named_documents_cannot_forge_citations(peps_collection: Collection) -> None:
+    forged = run(peps_collection, "WITH documents AS (SELECT 'S612076' AS source_id, 'fake' AS title) SELECT title FROM documents")
+    assert forged.rows == [["fake"]] and forged.source_ids is None
+    union = "WITH documents AS (SELECT source_id FROM documents LIMIT 1 UNION ALL SELECT 'x') SELECT count(*) FROM documents"
+    assert run(peps_collection, union).counted is None

@@ -58,3 +58,16 @@ def test_no_spill_file_is_written_where_the_server_runs(workspace: Workspace, tm
     sql = "SELECT a.title || b.source_id AS k, count(*) AS n FROM documents a, documents b GROUP BY k ORDER BY n LIMIT 1"
     workspace.query_corpus("peps", QueryRequest(sql=sql))
     assert os.listdir(tmp_path) == []
+
+
+def test_oversized_or_absurdly_nested_requests_are_refused_unsent(workspace: Workspace) -> None:
+    from schema_search.errors import InvalidInput, PayloadTooLarge
+
+    with pytest.raises(PayloadTooLarge):
+        workspace.query_corpus("peps", QueryRequest(sql="SELECT count(*) FROM documents WHERE title = '" + "x" * 2_000_000 + "'"))
+    deep: list = ["x"]
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(InvalidInput, match="nested too deeply"):
+        workspace.query_corpus("peps", QueryRequest(query={"filter": [["title", "=", deep]]}))
+    assert count(workspace) == [[14]]

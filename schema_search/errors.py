@@ -87,3 +87,13 @@ class NotStructured(SchemaSearchError):
 
     status = 409
     title = "No structured index"
+
+
+def first_line(error: BaseException) -> str:
+    """An exception's message as one line for a person: its first line, else the exception's name.
+
+    >>> first_line(ValueError("bad value\\nTraceback ...")), first_line(KeyError())
+    ('bad value', 'KeyError')
+    """
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -299,7 +299,7 @@ class Workspace:
         stored = load_collection(generation.path)
         if stored is not None:
             return stored
-        return corpus_collection(self.corpus_searcher(generation.name).corpus, self.choices())
+        return corpus_collection(self.corpus_searcher(generation.name).corpus, self._stored_choices(generation.name))
 
     def _load_catalog_collection(self, generation: Generation) -> Collection:
         return catalog_collection(self.searcher(generation.name).catalog)

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
-from ..errors import SchemaSearchError
+from ..errors import SchemaSearchError, first_line
 from .citations import Citation, Ledger
 from .execute import QueryFailed, QueryResult, problems
 from .loop import function_spec, next_calls, tool_arguments, tool_reply
@@ -225,18 +225,13 @@ def litellm_complete(model: str, api_base: str | None = None) -> Complete:
             return litellm.completion(**kwargs)
         except litellm.AuthenticationError as error:
             raise ModelNotReady(
-                f"The provider refused the key for {model!r}: {_first_line(error)}",
+                f"The provider refused the key for {model!r}: {first_line(error)}",
                 hint="Check the API key in the environment, or pick another model with --model.",
             ) from None
         except openai.OpenAIError as error:  # the base of every litellm provider error
             raise AgentFailed(
-                f"Calling {model!r} failed: {_first_line(error)}",
+                f"Calling {model!r} failed: {first_line(error)}",
                 hint="Check the model name, and that its server is reachable (--api-base, or the provider's *_API_BASE).",
             ) from None
 
     return complete
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__

@@ -106,9 +106,9 @@ class CollectionTools:
             if kind == "corpus"
             else self.workspace.query_catalog(name, request)
         )
-        loaded = self._collection(name)
-        cites = self._record(ledger, loaded, response.source_ids)
-        counted = self._record(ledger, loaded, response.counted)
+        sources = _sources(self._collection(name))
+        cites = _record(ledger, sources, response.source_ids)
+        counted = _record(ledger, sources, response.counted)
         exact = set(response.exact_columns)
         rows = (
             [
@@ -147,14 +147,6 @@ class CollectionTools:
             )
         return collection
 
-    def _record(self, ledger: Ledger, collection: Collection, ids: list[str | None] | None) -> list[str] | None:
-        """Record the rows' sources in the ledger (so citing them verifies); their citations."""
-        if ids is None:
-            return None
-        sources = _sources(collection)
-        ledger.record(sources[i] for i in ids if i in sources)
-        return [f"[{i}]" if i else "" for i in ids]
-
     @staticmethod
     def _mask_examples(fields: FieldsResponse, ledger: Ledger) -> FieldsResponse:
         tables = []
@@ -164,6 +156,14 @@ class CollectionTools:
             ]
             tables.append(table.model_copy(update={"columns": columns}))
         return fields.model_copy(update={"tables": tables})
+
+
+def _record(ledger: Ledger, sources: dict[str, Source], ids: list[str | None] | None) -> list[str] | None:
+    """Record the rows' sources in the ledger (so citing them verifies); their citations."""
+    if ids is None:
+        return None
+    ledger.record(sources[i] for i in ids if i in sources)
+    return [f"[{i}]" if i else "" for i in ids]
 
 
 def _sources(collection: Collection) -> dict[str, Source]:

@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
-from ..errors import SchemaSearchError
+from ..errors import SchemaSearchError, first_line
 from ..tables.catalog import Catalog
 from .sqlcheck import Validation, validate_sql
 
@@ -197,7 +197,7 @@ def _duckdb(url: URL, sql: str, fetch: int, timeout_s: float) -> tuple[list[str]
     try:
         connection = duckdb.connect(str(path), read_only=True, config=config)
     except duckdb.Error as error:
-        raise QueryFailed(f"Cannot open {path} read-only: {_first_line(error)}", hint=_FILE_HINT) from None
+        raise QueryFailed(f"Cannot open {path} read-only: {first_line(error)}", hint=_FILE_HINT) from None
     timer = threading.Timer(timeout_s, connection.interrupt)
     timer.start()
     try:
@@ -258,7 +258,7 @@ def _postgres(url: URL, sql: str, fetch: int, timeout_s: float) -> tuple[list[st
 
 
 def _pg_reason(error: BaseException, url: URL) -> str:
-    reason = _first_line(getattr(error, "orig", None) or error)
+    reason = first_line(getattr(error, "orig", None) or error)
     return reason.replace(url.password, "***") if url.password else reason
 
 
@@ -298,12 +298,8 @@ def _failed(error: BaseException, timed_out: bool, timeout_s: float) -> QueryFai
             f"The query ran longer than {timeout_s:g} s and was stopped.",
             hint="Narrow it (filters, LIMIT), or raise SCHEMA_SEARCH_EXECUTE_TIMEOUT_S.",
         )
-    return QueryFailed(f"The database refused the query: {_first_line(error)}", hint="Fix the SQL and try again.")
+    return QueryFailed(f"The database refused the query: {first_line(error)}", hint="Fix the SQL and try again.")
 
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 def jsonable(value: Any) -> Any:

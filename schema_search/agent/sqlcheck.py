@@ -26,6 +26,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 from sqlglot.schema import MappingSchema
 
+from ..errors import first_line
 from ..tables.catalog import Catalog, Table
 from ..tables.render import quote
 
@@ -168,9 +169,9 @@ def _one_read_only_query(sql: str, dialect: str | None) -> tuple[exp.Query | Non
     try:
         trees = sqlglot.parse(sql or "", read=dialect)
     except (ParseError, TokenError) as error:
-        return None, f"The SQL does not parse as {dialect or 'SQL'}: {_first_line(error)}"
+        return None, f"The SQL does not parse as {dialect or 'SQL'}: {first_line(error)}"
     except (SqlglotError, ValueError) as error:  # e.g. an unknown dialect name
-        return None, f"Cannot read the SQL: {_first_line(error)}"
+        return None, f"Cannot read the SQL: {first_line(error)}"
     statements = [t for t in trees if t is not None and not isinstance(t, exp.Semicolon)]
     if not statements:
         return None, "The SQL is empty."
@@ -261,9 +262,6 @@ def function_name(function: exp.Func) -> str:
         return str(function.name).lower()
     return function.sql_name().lower()
 
-
-def _first_line(error: Exception) -> str:
-    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 # -- tables --------------------------------------------------------------------------
@@ -414,7 +412,7 @@ def _column_issues(tree: exp.Query, resolved: dict[int, Table], dialect: str | N
     except OptimizeError as error:
         if issues:
             return issues
-        message = _first_line(error)
+        message = first_line(error)
         name = message.rpartition(":")[2].strip() if message.startswith("Unknown column") else ""
         return [NameIssue(kind="unknown_column", name=name, message=message, suggestions=[])]
     return _distinct(issues + _unqualified_column_issues(qualified, tables))
@@ -431,7 +429,7 @@ def _checked_columns(
     try:
         return _column_issues(tree, resolved, dialect), []
     except (SqlglotError, KeyError, AttributeError, TypeError, ValueError) as error:
-        return [], [f"Column names were not checked: {_first_line(error)}"]
+        return [], [f"Column names were not checked: {first_line(error)}"]
 
 
 def _qualified_column_issues(tree: exp.Expression, tables: dict[int, Table]) -> list[NameIssue]:

@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from ..agent.execute import QueryFailed
+from ..errors import first_line
 from .collection import Collection, Table
 
 
@@ -59,7 +60,7 @@ def run(
                 hint="Narrow it: avoid joining the table to itself; filter first, or add a LIMIT.",
             ) from None
         except duckdb.Error as error:
-            raise QueryFailed(f"The query failed: {_first_line(error)}", hint="Fix the SQL and try again.") from None
+            raise QueryFailed(f"The query failed: {first_line(error)}", hint="Fix the SQL and try again.") from None
         finally:
             timer.cancel()
         columns = [d[0] for d in cursor.description or ()]
@@ -76,8 +77,3 @@ def load_table(connection: duckdb.DuckDBPyConnection, table: Table) -> None:
         return
     columns = ", ".join(f"unnest(${i}::{c.sql_type}[])" for i, c in enumerate(table.columns, 1))
     connection.execute(f'INSERT INTO "{table.name}" SELECT {columns}', [list(v) for v in table.values])
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__

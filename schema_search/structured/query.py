@@ -52,13 +52,12 @@ def run_query(
         lists = frozenset(c.name for t in collection.tables for c in t.columns if c.list)
         sql = compile_query(form, default, lists)
     checked, tree = checked_sql(sql or "", collection)
+    one_table = _reads_one_table(tree, collection)
+    plain_rows = one_table and not _aggregates(tree)
     statement = checked
-    table = _single_table(tree, collection)
-    plain_rows = table is not None and not _aggregates(tree)
     if plain_rows:
         # Always our own column: an output *named* source_id may hold anything (a title, a constant).
-        tree = tree.copy().select(exp.column(SOURCE_ID, table=_alias(tree)).as_(_HIDDEN))
-        statement = tree.sql(dialect=DIALECT)
+        statement = tree.copy().select(exp.column(SOURCE_ID, table=_alias(tree)).as_(_HIDDEN)).sql(dialect=DIALECT)
     columns, rows, truncated, seconds = engine.run(
         collection, statement, max_rows=max_rows, timeout_s=timeout_s, memory_limit=memory_limit
     )
@@ -67,7 +66,7 @@ def run_query(
         source_ids = [row[-1] for row in rows]
         columns, rows = columns[:-1], [row[:-1] for row in rows]
     counted, counted_truncated = None, False
-    counting = _counted_sql(tree) if table is not None and not plain_rows else None
+    counting = _counted_sql(tree) if one_table and not plain_rows else None
     if counting is not None:
         _, found, counted_truncated, more = engine.run(
             collection, counting, max_rows=max_rows, timeout_s=timeout_s, memory_limit=memory_limit
@@ -90,16 +89,16 @@ def run_query(
     )
 
 
-def _single_table(tree: exp.Expression, collection: Collection) -> str | None:
-    """The one collection table a plain SELECT reads, when it has source IDs; else ``None``."""
+def _reads_one_table(tree: exp.Expression, collection: Collection) -> bool:
+    """Whether a plain SELECT reads just one collection table, and that table has source IDs."""
     if not isinstance(tree, exp.Select) or tree.args.get("joins") or tree.find(exp.With):
-        return None
+        return False
     source = tree.args.get("from_")
     node = source.this if source is not None else None
     if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier):
-        return None
+        return False
     table = collection.table(node.name)
-    return table.name if table is not None and table.column(SOURCE_ID) is not None else None
+    return table is not None and table.column(SOURCE_ID) is not None
 
 
 def _aggregates(tree: exp.Select) -> bool:

@@ -22,7 +22,7 @@ from . import __version__
 from .agent import collection_tools, doc_tools, table_tools
 from .agent.citations import CitationReport, Ledger, Ledgers
 from .agent.collection_tools import CollectionResult, CollectionTools, DescribeResult
-from .agent.doc_tools import DocTools, GetDocumentResult, SearchDocsResult
+from .agent.doc_tools import CiteBy, DocTools, GetDocumentResult, SearchDocsResult
 from .agent.sqlcheck import Validation
 from .agent.table_tools import GetTableResult, SchemaTools, SearchTablesResult
 from .errors import InvalidInput, SchemaSearchError
@@ -33,8 +33,13 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 _LOCAL_SESSION = "local"
 
 
-def create_server(workspace: Workspace, catalog: str | None = None, corpora: Sequence[str] = ()) -> MCPServer:
+def create_server(
+    workspace: Workspace, catalog: str | None = None, corpora: Sequence[str] = (), cite: CiteBy = "ids"
+) -> MCPServer:
     """An MCP server over a catalog and/or corpora. Nothing runs until the caller runs it.
+
+    ``cite="urls"`` shows passages by URL instead of short ID: what ``csr run --cite urls``
+    compares against.
 
     Raises:
         InvalidInput: neither a catalog nor a corpus was given.
@@ -43,10 +48,10 @@ def create_server(workspace: Workspace, catalog: str | None = None, corpora: Seq
     if catalog is None and not corpora:
         raise InvalidInput("Nothing to serve.", hint="Give --catalog NAME, --corpus NAME, or both.")
     tables = SchemaTools(workspace, catalog) if catalog else None
-    docs = DocTools(workspace, list(corpora)) if corpora else None
+    docs = DocTools(workspace, list(corpora), cite) if corpora else None
     collections = CollectionTools(workspace, list(corpora), catalog)
     ledgers = Ledgers()
-    server = MCPServer("schema-search", version=__version__, log_level="WARNING", instructions=_instructions(catalog, corpora))
+    server = MCPServer("schema-search", version=__version__, log_level="WARNING", instructions=_instructions(catalog, corpora, cite))
 
     def ledger(ctx: Context) -> Ledger:
         headers = ctx.headers or {}
@@ -75,7 +80,7 @@ _RESOLVE = (
 )
 
 
-def _instructions(catalog: str | None, corpora: Sequence[str]) -> str:
+def _instructions(catalog: str | None, corpora: Sequence[str], cite: CiteBy) -> str:
     parts = []
     if catalog:
         parts.append(
@@ -95,7 +100,7 @@ def _instructions(catalog: str | None, corpora: Sequence[str]) -> str:
     if catalog:
         parts.append(table_tools.NOTICE)
     if corpora:
-        parts.append(doc_tools.NOTICE)
+        parts.append(doc_tools.URL_NOTICE if cite == "urls" else doc_tools.NOTICE)
     parts.append(collection_tools.NOTICE)
     return " ".join(parts)
 

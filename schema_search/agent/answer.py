@@ -3,8 +3,9 @@
 The model sees the tools an MCP client gets (the same descriptions, the same text):
 ``search_docs`` and ``get_document`` for what the documents say, ``describe_collection``
 and ``query_collection`` for how many, which ones by a field, per category. It ends
-with ``answer``; the answer's [S...] citations are checked against what the tools
-returned and its ``{{link:N}}`` placeholders filled with the stored values
+with ``answer``, or with a reply of plain text (what small models give instead); the
+answer's [S...] citations are checked against what the tools returned and its
+``{{link:N}}`` placeholders filled with the stored values
 (:meth:`~schema_search.agent.citations.Ledger.resolve`). The model is any litellm
 model; tests and the placeholder eval pass a scripted ``complete`` instead.
 """
@@ -109,7 +110,10 @@ def answer(
     ]
     called: list[str] = []
     for turn in range(1, max_turns + 1):
-        for call in next_calls(complete, model, messages, specs, "Call the answer tool with your final answer."):
+        calls = next_calls(complete, model, messages, specs, "Call the answer tool with your final answer.", True)
+        if not calls and messages[-1]["role"] == "assistant":  # plain text: the answer, without the tool
+            return _final(question, messages[-1]["content"], ledger, called, turn)
+        for call in calls:
             name, arguments = call["function"]["name"], tool_arguments(call)
             called.append(name)
             if name == "answer" and isinstance(arguments, dict):

@@ -205,7 +205,11 @@ def litellm_complete(model: str, api_base: str | None = None) -> Complete:
     import litellm
     import openai  # a litellm dependency
 
-    if api_base is None:
+    if model.startswith("local/"):  # the embedded model: no key, no server
+        from ..llm import local
+
+        local.register()
+    elif api_base is None:
         missing = [k for k in litellm.validate_environment(model).get("missing_keys", []) if _SECRET.search(k)]
         if missing:
             raise ModelNotReady(

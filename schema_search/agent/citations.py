@@ -26,10 +26,10 @@ SourceKind = Literal["table", "document"]
 # One ID as an agent may write it: T (tables) or S (document passages) and hex digits.
 # Real IDs have six (more after a rare collision); any length counts, so a truncated
 # or padded copy is caught as unverified rather than ignored.
-_ID = r"[ST][0-9a-fA-F]{2,16}"
+ID = r"[ST][0-9a-fA-F]{2,16}"
 # "[T3fa21c]" or "[T3fa21c, S1b2c3d]": one bracket may cite several IDs.
-CITATION = re.compile(rf"\[\s*({_ID}(?:\s*[,;]\s*{_ID})*)\s*\]")
-_URL = re.compile(r"https?://[^\s<>\[\]()\"'`]+")
+CITATION = re.compile(rf"\[\s*({ID}(?:\s*[,;]\s*{ID})*)\s*\]")
+URL = re.compile(r"https?://[^\s<>\[\]()\"'`]+")
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,11 @@ class Ledger:
         with self._lock:
             return self._sources.get(source_id.lower())
 
+    def find(self, ref: str) -> Source | None:
+        """The source shown with exactly this URL or table id, if any."""
+        with self._lock:
+            return next((s for s in self._sources.values() if s.ref == ref), None)
+
     def __len__(self) -> int:
         return len(self._sources)
 
@@ -116,9 +121,9 @@ class Ledger:
         >>> ledger.retrieved("https://x.dev/a"), ledger.retrieved("https://x.dev/a/#c"), ledger.retrieved("https://x.dev/z")
         (True, True, False)
         """
-        wanted = _page(url)
+        wanted = page(url)
         with self._lock:
-            return any(_page(s.ref) == wanted for s in self._sources.values() if s.kind == "document")
+            return any(page(s.ref) == wanted for s in self._sources.values() if s.kind == "document")
 
     def resolve(self, text: str) -> CitationReport:
         """Replace ``[ID]`` with ``[what it stands for]`` and placeholders with their values; mark what this client never got.
@@ -137,7 +142,7 @@ class Ledger:
 
         def replace(match: re.Match[str]) -> str:
             parts = []
-            for source_id in re.findall(_ID, match.group(1)):
+            for source_id in re.findall(ID, match.group(1)):
                 source = self.get(source_id)
                 if source is None:
                     if source_id not in fabricated:
@@ -152,7 +157,7 @@ class Ledger:
         rendered = self.placeholders.render(CITATION.sub(replace, text))
         cited = [Citation(id=s.id, kind=s.kind, ref=s.ref, count=counts[s.id]) for s in found.values()]
         # URLs the model wrote itself; those that placeholders put back were issued, not written.
-        urls = [u for u in dict.fromkeys(m.rstrip(".,;:!?") for m in _URL.findall(text)) if not self.retrieved(u)]
+        urls = [u for u in dict.fromkeys(m.rstrip(".,;:!?") for m in URL.findall(text)) if not self.retrieved(u)]
         return CitationReport(
             text=rendered.text,
             cited=cited,
@@ -181,10 +186,10 @@ class Ledgers:
             return ledger
 
 
-def _page(url: str) -> str:
+def page(url: str) -> str:
     """A URL without its fragment and trailing slash: how two links to one page compare.
 
-    >>> _page("https://x.dev/a/#b"), _page("HTTPS://X.dev/a")
+    >>> page("https://x.dev/a/#b"), page("HTTPS://X.dev/a")
     ('https://x.dev/a', 'https://x.dev/a')
     """
     page = url.split("#", 1)[0].rstrip("/")

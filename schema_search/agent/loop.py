@@ -21,13 +21,23 @@ def function_spec(name: str, description: str, properties: dict[str, Any], requi
 
 
 def next_calls(
-    complete: Any, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], nudge: str
+    complete: Any,
+    model: str,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    nudge: str,
+    text_is_final: bool = False,
 ) -> list[dict[str, Any]]:
-    """One model turn: its message joins ``messages``; a reply that calls no tool is answered with ``nudge``."""
+    """One model turn: its message joins ``messages``; a reply that calls no tool is answered with ``nudge``.
+
+    With ``text_is_final``, a reply of plain text is left as the last message instead
+    (the caller takes it as the answer, as most agent frameworks do); only an empty
+    reply is nudged.
+    """
     message = assistant_message(complete(model=model, messages=messages, tools=tools))
     messages.append(message)
     calls = message.get("tool_calls") or []
-    if not calls:
+    if not calls and not (text_is_final and message["content"].strip()):
         messages.append({"role": "user", "content": nudge})
     return calls
 

@@ -21,6 +21,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--corpus", action="append", default=[], metavar="NAME",
         help="corpus to serve (search_docs, get_document); repeat for several",
     )
+    mcp.add_argument(
+        "--cite", choices=("ids", "urls"), default="ids",
+        help="show passages with short source IDs (default) or by raw URL only (to compare, as csr run does)",
+    )
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")
     mcp.add_argument("--host", default=None, help="HTTP address (default: $SCHEMA_SEARCH_HOST, 127.0.0.1)")
     mcp.add_argument("--port", type=int, default=None, help="HTTP port (default: $SCHEMA_SEARCH_MCP_PORT, 8001)")
@@ -34,7 +38,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     ask.add_argument("question")
     ask.add_argument("--catalog", help="catalog to write SQL for (with --corpus: also served as a collection)")
     ask.add_argument("--corpus", action="append", default=[], metavar="NAME", help="corpus to answer from; repeat for several")
-    ask.add_argument("--model", required=True, help="litellm model, e.g. gpt-4o-mini or anthropic/claude-3-5-haiku-latest")
+    ask.add_argument("--model", required=True, help="litellm model, e.g. gpt-4o-mini or anthropic/claude-3-5-haiku-latest; local/smollm2 runs the embedded model (no key)")
     ask.add_argument("--api-base", help="URL of an OpenAI-compatible server, for --model openai/NAME")
     ask.add_argument("--execute", action="store_true", help="run the SQL read-only and print the rows")
     ask.add_argument(
@@ -47,7 +51,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 def _mcp(args: argparse.Namespace, settings: Settings) -> int:
     from ..mcp import create_server
 
-    server = create_server(Workspace(settings), args.catalog, args.corpus)
+    server = create_server(Workspace(settings), args.catalog, args.corpus, args.cite)
     served = ", ".join([*([f"catalog {args.catalog!r}"] if args.catalog else []), *(f"corpus {c!r}" for c in args.corpus)])
     # stdout belongs to the protocol on stdio: messages go to stderr.
     if args.transport == "stdio":

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from ..errors import SchemaSearchError
 from ..settings import Settings
-from . import agent, describe, docs, eval, structured, tables
+from . import agent, csr, describe, docs, eval, structured, tables
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
 
     describe.add_commands(commands)
     agent.add_commands(commands)
+    csr.add_commands(commands)
     eval.add_commands(commands)
     return parser
 

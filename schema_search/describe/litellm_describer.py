@@ -3,7 +3,7 @@
 Remote providers (``openai/...``, ``anthropic/...``, ``ollama/...``, an
 OpenAI-compatible ``api_base``) read their keys from their usual environment variables
 (``OPENAI_API_KEY``, ...); keys are never logged, and errors are redacted before they
-are shown. ``local/...`` models run in-process (see :mod:`schema_search.describe.local_llm`).
+are shown. ``local/...`` models run in-process (see :mod:`schema_search.llm.local`).
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ TRANSIENT = {"rate_limit", "connection", "server"}
 
 
 def _import_litellm(threads: int | None = None):
-    from . import local_llm  # sets LITELLM_LOCAL_MODEL_COST_MAP before importing litellm
+    from ..llm import local as local_llm  # sets LITELLM_LOCAL_MODEL_COST_MAP before importing litellm
 
     local_llm.register(threads)
     return local_llm.litellm

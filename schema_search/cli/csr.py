@@ -1,0 +1,154 @@
+"""``schema-search csr run`` and ``csr score``: argument wiring over :mod:`schema_search.csr`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from ..errors import InvalidInput
+from ..settings import Settings
+from ..workspace import Workspace
+from .output import print_table
+
+PIPELINES = ("single-shot", "agent")
+CITES = ("ids", "urls")
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    csr = commands.add_parser(
+        "csr",
+        help="citation survival: run agents through the MCP server, then score which citations survive",
+    )
+    sub = csr.add_subparsers(dest="csr_command", metavar="COMMAND")
+    csr.set_defaults(print_help=csr.print_help)
+
+    run = sub.add_parser(
+        "run",
+        help="answer each question single-shot and as an agent over MCP; write transcripts",
+        description="Each question × pipeline × citation style × run becomes one JSONL transcript line, with every "
+        "model call and every tool call's full result. A re-run into the same --out skips what is done.",
+    )
+    run.add_argument("questions", type=Path, metavar="QUESTIONS", help="JSONL of {id, question, gold_urls}")
+    run.add_argument("--corpus", required=True, help="corpus to serve (schema-search mcp --corpus NAME)")
+    run.add_argument(
+        "--model", required=True,
+        help="litellm model (gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ...); local/smollm2 runs offline",
+    )
+    run.add_argument("--pipeline", default="single-shot,agent", help="comma-separated: single-shot,agent (default both)")
+    run.add_argument("--cite", default="ids,urls", help="comma-separated: ids,urls (default both)")
+    run.add_argument("--runs", type=int, default=1, help="repeat every question this many times (default 1)")
+    run.add_argument("--out", type=Path, help="transcript folder (default: csr-runs/CORPUS-MODEL)")
+    run.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
+    run.add_argument("-k", type=int, default=5, help="passages for the single-shot search (default 5)")
+    run.add_argument("--max-turns", type=int, default=8, help="agent model turns before giving up (default 8)")
+    run.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
+    run.add_argument("--api-base", help="URL of an OpenAI-compatible server, for --model openai/NAME")
+    run.add_argument(
+        "--mcp-url", help="a running streamable-HTTP server (schema-search mcp --transport http) instead of stdio"
+    )
+    run.set_defaults(run=_run)
+
+    score = sub.add_parser(
+        "score",
+        help="score transcripts: citation forms, traceability, support, CSR with bootstrap intervals",
+    )
+    score.add_argument("directory", type=Path, metavar="DIR", help="the --out folder of csr run")
+    score.add_argument(
+        "--judge",
+        help="who checks that a cited passage supports its claim: nli (a local NLI cross-encoder), a litellm model, "
+        "or none (claims stay unchecked; CSR is not computed). Default: the run's model",
+    )
+    score.add_argument("--api-base", help="OpenAI-compatible server for a --judge openai/NAME")
+    score.add_argument("--json", type=Path, metavar="OUT", help="write every figure and per-answer detail as JSON")
+    score.add_argument("--report", type=Path, metavar="OUT.html", help="write the HTML report")
+    score.set_defaults(run=_score)
+
+
+def _choices(value: str, allowed: tuple[str, ...], flag: str) -> list:
+    chosen = [v.strip() for v in value.split(",") if v.strip()]
+    wrong = [v for v in chosen if v not in allowed]
+    if wrong or not chosen:
+        raise InvalidInput(f"{flag} {value!r} is not a list of {', '.join(allowed)}.", hint=f"e.g. {flag} {','.join(allowed)}")
+    return list(dict.fromkeys(chosen))
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    from ..agent.ask import litellm_complete
+    from ..csr.questions import load_questions
+    from ..csr.runner import RunConfig, run
+
+    pipelines = _choices(args.pipeline, PIPELINES, "--pipeline")
+    cites = _choices(args.cite, CITES, "--cite")
+    if args.runs < 1 or args.k < 1 or args.max_turns < 1:
+        raise InvalidInput("--runs, -k and --max-turns must be at least 1.", hint="e.g. --runs 3")
+    questions = load_questions(args.questions, args.limit)
+    complete = litellm_complete(args.model, args.api_base)  # a missing key fails here, before any server starts
+    if not args.mcp_url:
+        Workspace(settings).corpus_info(args.corpus)  # an unknown corpus fails here, not in a child process
+    out = args.out or Path("csr-runs") / f"{args.corpus}-{re.sub(r'[^A-Za-z0-9._-]+', '-', args.model)}"
+    config = RunConfig(
+        corpus=args.corpus, model=args.model, pipelines=pipelines, cites=cites, runs=args.runs, k=args.k,
+        max_turns=args.max_turns, temperature=args.temperature, home=settings.home, mcp_url=args.mcp_url,
+        extra={"questions": str(args.questions)},
+    )  # fmt: skip
+    total = len(questions) * len(pipelines) * len(cites) * args.runs
+    print(f"{total} conversations ({len(questions)} questions) with {args.model} into {out}", file=sys.stderr)
+    new = run(questions, config, out, complete, progress=lambda line: print(line, file=sys.stderr))
+    failed = sum(1 for c in new if c.error)
+    print(f"{len(new)} new conversations ({failed} failed) in {out}/transcripts.jsonl")
+    print(f"next: schema-search csr score {out} --report {out}/report.html")
+    return 0
+
+
+def _score(args: argparse.Namespace, settings: Settings) -> int:
+    from ..csr import transcript
+    from ..csr.judge import make_judge
+    from ..csr.report import write_report
+    from ..csr.score import score
+
+    conversations = transcript.read(args.directory)
+    spec = args.judge or _run_model(args.directory) or "none"
+    report = score(conversations, make_judge(spec, args.api_base))
+    _print_summary(report)
+    if args.json:
+        args.json.write_text(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+    if args.report:
+        write_report(report, args.report)
+        print(f"wrote {args.report}")
+    return 0
+
+
+def _run_model(directory: Path) -> str | None:
+    try:
+        return json.loads((directory / "run.json").read_text(encoding="utf-8")).get("model")
+    except (OSError, ValueError):
+        return None
+
+
+def _print_summary(report) -> None:
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.0f}%"
+
+    def interval(estimate) -> str:
+        return "n/a" if estimate is None else f"{estimate.mean:.2f} [{estimate.low:.2f}, {estimate.high:.2f}]"
+
+    print(f"judge: {report.judge}" + ("  (no judge: claims unchecked, CSR not computed)" if report.judge == "none" else ""))
+    rows = [
+        (
+            c.pipeline, c.cite, "all" if c.run is None else str(c.run), str(c.conversations), str(c.errors),
+            interval(c.csr), interval(c.gold_cited), pct(c.format_adherence), pct(c.presence), str(c.fabricated),
+            str(c.retrieval_failures), pct(c.declined), f"{c.mean_searches:.1f}",
+        )
+        for c in report.configs
+    ]
+    header = ("pipeline", "cite", "run", "n", "errors", "CSR [95% CI]", "gold cited", "format", "presence",
+              "fabricated", "retr. fail", "declined", "searches")  # fmt: skip
+    print_table(header, rows)
+    for c in report.comparisons:
+        pooled = interval(c.pooled)
+        runs = ", ".join(f"run {r}: {e.mean:+.2f}" for r, e in c.per_run.items())
+        print(f"{c.a} minus {c.b} ({c.metric}): pooled {pooled}; {runs}; {'robust' if c.robust else 'not robust'}")

@@ -1,0 +1,310 @@
+"""Scoring transcripts: which citations survive, are traceable, and support their claims.
+
+For each conversation: the citations in the answer (any form), each traced to a tool
+result of that conversation (or reported as fabricated), each judged against the
+passage it points at, per claim. Citation survival (CSR) of a question is the share
+of its gold pages cited on a supported claim; a question whose gold page no tool
+ever returned is a retrieval failure, counted apart and left out. A question the
+documents do not answer scores on whether the answer declined without citing.
+Everything here reads transcripts only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from itertools import groupby
+from statistics import fmean
+from typing import Any, Iterable, Iterator
+
+from pydantic import BaseModel, Field
+
+from ..agent.citations import URL, page
+from ..agent.doc_tools import EXAMPLE_ID, EXAMPLE_URL
+from .claims import claims, declines
+from .judge import Judge, Verdict
+from .mentions import FORMS, REQUESTED, Form, mentions
+from .stats import Interval, bootstrap, compare
+from .transcript import Conversation
+
+_SHOWN_ID = re.compile(r"(?<![\w])(S[0-9a-fA-F]{6,16})(?![\w])")
+SEARCH_TOOLS = {"search_docs"}
+TOOL_TEXT = 6000  # characters of each tool result kept for the report
+
+
+class MentionScore(BaseModel):
+    form: Form
+    target: str
+    start: int
+    end: int
+    requested_form: bool = Field(description="Written in the form the citation style asked for.")
+    traced: bool = Field(description="The ID or URL was in a tool result of this conversation.")
+    url: str | None = Field(None, description="The URL it stands for (an ID resolved through the tool results).")
+    claim: int | None = Field(None, description="Index of the claim it cites.")
+    verdict: Verdict | None = Field(None, description="Does the cited passage support the claim (None: fabricated).")
+
+
+class GoldScore(BaseModel):
+    url: str
+    retrieved: bool
+    cited: bool = Field(description="A traced citation points at this page.")
+    supported: bool = Field(description="... on a claim the judge found supported.")
+
+
+class ToolView(BaseModel):
+    name: str
+    arguments: str
+    text: str = Field(description="The result as the model read it, cut to a few thousand characters.")
+
+
+class ConversationScore(BaseModel):
+    question_id: str
+    question: str
+    pipeline: str
+    cite: str
+    run: int
+    in_docs: bool
+    answer: str
+    error: str | None
+    claims: list[str]
+    mentions: list[MentionScore]
+    searches: int
+    gold: list[GoldScore]
+    retrieval_failure: bool
+    presence: bool = Field(description="The answer cites something, in any form.")
+    adherent: bool = Field(description="The answer cites at least once in the requested form.")
+    fabricated: list[str]
+    declined: bool | None = Field(None, description="Out-of-docs questions: declined without citing.")
+    tool_calls: list[ToolView] = Field(default_factory=list)
+    csr: float | None = Field(None, description="Share of gold pages cited on a supported claim; None when not scored.")
+    gold_cited: float | None = Field(None, description="Share of gold pages cited at all (traced, support not required).")
+
+
+class Estimate(BaseModel):
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    @classmethod
+    def of(cls, interval: Interval | None) -> "Estimate | None":
+        return cls(mean=interval.mean, low=interval.low, high=interval.high, n=interval.n) if interval else None
+
+
+class ConfigSummary(BaseModel):
+    pipeline: str
+    cite: str
+    run: int | None = Field(description="None: pooled over runs (per-question means).")
+    conversations: int
+    errors: int
+    in_docs: int
+    out_of_docs: int
+    csr: Estimate | None = Field(description="None without a judge: unchecked claims never count as supported.")
+    gold_cited: Estimate | None
+    format_adherence: float | None = Field(description="In-docs answers citing at least once in the requested form.")
+    presence: float | None = Field(description="In-docs answers citing anything, in any form.")
+    other_format_only: float | None = Field(description="In-docs answers that cite, but never in the requested form.")
+    mentions_by_form: dict[str, int]
+    fabricated: int
+    fabricated_per_answer: float
+    retrieval_failures: int
+    declined: float | None = Field(description="Out-of-docs answers that declined without citing.")
+    mean_searches: float
+    verdicts: dict[str, int]
+
+
+class ComparisonSummary(BaseModel):
+    a: str
+    b: str
+    metric: str
+    per_run: dict[int, Estimate]
+    pooled: Estimate | None
+    robust: bool = Field(description="Same sign in every run and a pooled interval excluding 0.")
+
+
+class ScoreReport(BaseModel):
+    judge: str
+    metric: str = Field(description="What comparisons compare: csr, or gold_cited when there is no judge.")
+    configs: list[ConfigSummary]
+    comparisons: list[ComparisonSummary]
+    conversations: list[ConversationScore]
+
+
+def score(conversations: list[Conversation], judge: Judge) -> ScoreReport:
+    scored = [score_conversation(c, judge) for c in conversations]
+    metric = "gold_cited" if judge.name == "none" else "csr"
+    configs: list[ConfigSummary] = []
+    comparisons: list[ComparisonSummary] = []
+    by_config = _grouped(scored, lambda s: (s.pipeline, s.cite))
+    for (pipeline, cite), group in by_config.items():
+        for run, items in _grouped(group, lambda s: s.run).items():
+            configs.append(_summary(pipeline, cite, run, items))
+        configs.append(_summary(pipeline, cite, None, group))
+    for a, b in _pairs(list(by_config)):
+        c = compare(
+            _label(a), _label(b), metric, _per_run(by_config[a], metric), _per_run(by_config[b], metric)
+        )
+        comparisons.append(ComparisonSummary(
+            a=c.a, b=c.b, metric=c.metric, per_run={r: Estimate.of(i) for r, i in c.per_run.items()},
+            pooled=Estimate.of(c.pooled), robust=c.robust,
+        ))  # fmt: skip
+    return ScoreReport(judge=judge.name, metric=metric, configs=configs, comparisons=comparisons, conversations=scored)
+
+
+def score_conversation(conversation: Conversation, judge: Judge) -> ConversationScore:
+    seen = _Seen(conversation.tool_calls())
+    answer = conversation.answer or ""
+    found = mentions(answer, seen.ids)
+    parts = claims(answer, found)
+    claim_of = {id(m): i for i, claim in enumerate(parts) for m in claim.mentions}
+    requested = REQUESTED[conversation.cite]
+    scored: list[MentionScore] = []
+    for mention in found:
+        url, traced = seen.trace(mention.target)
+        index = claim_of.get(id(mention))
+        verdict: Verdict | None = None
+        if traced:
+            claim = parts[index].text if index is not None else ""
+            passage = seen.passage(mention.target)
+            verdict = judge(claim, passage) if claim and passage else "unchecked"
+        scored.append(MentionScore(
+            form=mention.form, target=mention.target, start=mention.start, end=mention.end,
+            requested_form=mention.form == requested, traced=traced, url=url, claim=index, verdict=verdict,
+        ))  # fmt: skip
+    gold = [
+        GoldScore(
+            url=g,
+            retrieved=page(g) in seen.pages,
+            cited=any(m.traced and m.url and page(m.url) == page(g) for m in scored),
+            supported=any(m.verdict == "supported" and m.url and page(m.url) == page(g) for m in scored),
+        )
+        for g in conversation.gold_urls
+    ]
+    in_docs = bool(conversation.gold_urls)
+    failure = in_docs and not any(g.retrieved for g in gold)
+    result = ConversationScore(
+        question_id=conversation.question_id, question=conversation.question, pipeline=conversation.pipeline,
+        cite=conversation.cite, run=conversation.run, in_docs=in_docs, answer=answer, error=conversation.error,
+        claims=[c.text for c in parts], mentions=scored,
+        searches=sum(1 for t in conversation.tool_calls() if t.name in SEARCH_TOOLS),
+        gold=gold, retrieval_failure=failure, presence=bool(found),
+        adherent=any(m.requested_form for m in scored),
+        fabricated=list(dict.fromkeys(m.target for m in scored if not m.traced)),
+        tool_calls=[ToolView(name=t.name, arguments=json.dumps(t.arguments, ensure_ascii=False), text=t.text[:TOOL_TEXT])
+                    for t in conversation.tool_calls()],
+    )  # fmt: skip
+    if not in_docs:
+        result.declined = declines(answer) and not found
+    elif not failure:
+        result.gold_cited = fmean(g.cited for g in gold)
+        result.csr = fmean(g.supported for g in gold) if judge.name != "none" else None
+    return result
+
+
+class _Seen:
+    """What the tool results of one conversation showed: IDs, pages, and the passages behind them."""
+
+    def __init__(self, calls: Iterable[Any]) -> None:
+        self.ids: set[str] = set()
+        self.pages: set[str] = set()
+        self.by_id: dict[str, dict[str, str]] = {}
+        self.by_url: dict[str, list[str]] = {}
+        for call in calls:
+            if call.is_error:
+                continue
+            self.ids.update(m.lower() for m in _SHOWN_ID.findall(call.text))
+            self.pages.update(page(u.rstrip(".,;:!?")) for u in URL.findall(call.text))
+            for source in _sources(call.structured):
+                self.by_id.setdefault(source["source_id"].lower(), source)
+                self.by_url.setdefault(page(source["url"]), []).append(source.get("text", ""))
+                self.by_url.setdefault(source["url"], []).append(source.get("text", ""))
+        # The notices' own examples are in every result; copying one cites nothing that was given.
+        if EXAMPLE_ID.lower() not in self.by_id:
+            self.ids.discard(EXAMPLE_ID.lower())
+        if page(EXAMPLE_URL) not in self.by_url:
+            self.pages.discard(page(EXAMPLE_URL))
+
+    def trace(self, target: str) -> tuple[str | None, bool]:
+        """The URL a citation stands for, and whether this conversation's tool results showed it."""
+        if "://" in target:
+            return target, page(target) in self.pages
+        source = self.by_id.get(target.lower())
+        return (source["url"] if source else None), target.lower() in self.ids
+
+    def passage(self, target: str) -> str:
+        if "://" not in target:
+            return (self.by_id.get(target.lower()) or {}).get("text", "")
+        texts = self.by_url.get(target) or self.by_url.get(page(target)) or []
+        return "\n\n".join(dict.fromkeys(texts))
+
+
+def _sources(value: Any) -> Iterator[dict[str, str]]:
+    """Every ``{source_id, url, ...}`` object in a tool's structured content, however deep."""
+    if isinstance(value, dict):
+        if isinstance(value.get("source_id"), str) and isinstance(value.get("url"), str):
+            yield value
+        for item in value.values():
+            yield from _sources(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _sources(item)
+
+
+def _summary(pipeline: str, cite: str, run: int | None, items: list[ConversationScore]) -> ConfigSummary:
+    inside = [s for s in items if s.in_docs]
+    outside = [s for s in items if not s.in_docs]
+    forms = Counter(m.form for s in items for m in s.mentions)
+    verdicts = Counter(m.verdict or "fabricated" for s in items for m in s.mentions)
+
+    def share(values: list[bool]) -> float | None:
+        return fmean(values) if values else None
+
+    def estimate(metric: str) -> Estimate | None:
+        per_question = _per_question(items, metric)
+        return Estimate.of(bootstrap(list(per_question.values())))
+
+    return ConfigSummary(
+        pipeline=pipeline, cite=cite, run=run, conversations=len(items), errors=sum(1 for s in items if s.error),
+        in_docs=len(inside), out_of_docs=len(outside), csr=estimate("csr"), gold_cited=estimate("gold_cited"),
+        format_adherence=share([s.adherent for s in inside]), presence=share([s.presence for s in inside]),
+        other_format_only=share([s.presence and not s.adherent for s in inside]),
+        mentions_by_form={f: forms[f] for f in FORMS if forms[f]},
+        fabricated=sum(len(s.fabricated) for s in items),
+        fabricated_per_answer=fmean(len(s.fabricated) for s in items) if items else 0.0,
+        retrieval_failures=sum(1 for s in inside if s.retrieval_failure),
+        declined=share([bool(s.declined) for s in outside]),
+        mean_searches=fmean(s.searches for s in items) if items else 0.0,
+        verdicts=dict(verdicts),
+    )  # fmt: skip
+
+
+def _per_question(items: list[ConversationScore], metric: str) -> dict[str, float]:
+    """Question → the metric, averaged over the runs that scored it."""
+    values: dict[str, list[float]] = {}
+    for s in items:
+        value = getattr(s, metric)
+        if value is not None:
+            values.setdefault(s.question_id, []).append(value)
+    return {q: fmean(v) for q, v in values.items()}
+
+
+def _per_run(items: list[ConversationScore], metric: str) -> dict[int, dict[str, float]]:
+    return {run: _per_question(group, metric) for run, group in _grouped(items, lambda s: s.run).items()}
+
+
+def _pairs(configs: list[tuple[str, str]]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """The comparisons worth making: ids against urls for each pipeline, agent against single-shot for each style."""
+    present = set(configs)
+    pairs = [((p, "ids"), (p, "urls")) for p in ("single-shot", "agent")]
+    pairs += [(("agent", c), ("single-shot", c)) for c in ("ids", "urls")]
+    return [(a, b) for a, b in pairs if a in present and b in present]
+
+
+def _label(config: tuple[str, str]) -> str:
+    return f"{config[0]} / {config[1]}"
+
+
+def _grouped(items: list[Any], key: Any) -> dict[Any, list[Any]]:
+    ordered = sorted(items, key=key)
+    return {k: list(g) for k, g in groupby(ordered, key=key)}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Citation survival on the FastAPI docs: `csr run` then `csr score`, into
+# eval/results/csr-fastapi-MODEL.{json,html}. By default the embedded model (no key, offline):
+# 15 questions x 2 pipelines x 2 citation styles x 2 runs, about 45 minutes on 2 cores.
+# Another model the same way: MODEL=gpt-4o-mini RUNS=3 LIMIT=30 bash scripts/eval_csr.sh
+# The corpus is indexed into ./.eval_work/csr the first time (about 6 minutes), then reused;
+# transcripts go to ./.eval_work/csr-runs/ and an interrupted run resumes where it stopped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh >/dev/null
+D=${DOCS_CORPORA:-../shared/docs_corpora}
+W=${EVAL_WORK:-.eval_work}
+MODEL=${MODEL:-local/smollm2}
+slug=$(echo "$MODEL" | tr -c 'A-Za-z0-9._\n-' '-')
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True SCHEMA_SEARCH_EMBEDDING_THREADS=1
+export SCHEMA_SEARCH_HOME=$W/csr
+ss=.venv/bin/schema-search
+$ss corpora | grep -q '^fastapi ' || $ss docs index "$D/fastapi" --corpus fastapi
+out=$W/csr-runs/fastapi-$slug
+$ss csr run eval/csr/fastapi.jsonl --corpus fastapi --model "$MODEL" --limit "${LIMIT:-15}" --runs "${RUNS:-2}" \
+    --max-turns "${MAX_TURNS:-4}" --out "$out"
+mkdir -p eval/results
+$ss csr score "$out" ${JUDGE:+--judge "$JUDGE"} --json "eval/results/csr-fastapi-$slug.json" \
+    --report "eval/results/csr-fastapi-$slug.html"

@@ -60,7 +60,7 @@ def create_server(
     if tables is not None:
         _add_table_tools(server, tables, ledger)
     if docs is not None:
-        _add_doc_tools(server, docs, ledger)
+        _add_doc_tools(server, docs, ledger, cite)
     _add_collection_tools(server, collections, ledger)
 
     @server.tool(description=_RESOLVE, annotations=READ_ONLY)
@@ -94,8 +94,8 @@ def _instructions(catalog: str | None, corpora: Sequence[str], cite: CiteBy) -> 
         )
     parts.append(
         "For how many / which ones by a field or size / per category / most and fewest, call describe_collection "
-        "then query_collection: it counts every document exactly, where a search sees only its top passages. "
-        "Call resolve_citations on your final answer."
+        "then query_collection: it counts every document exactly, where a search sees only its top passages."
+        + ("" if cite == "urls" else " Call resolve_citations on your final answer.")
     )
     if catalog:
         parts.append(table_tools.NOTICE)
@@ -131,8 +131,11 @@ def _add_table_tools(server: MCPServer, tools: SchemaTools, ledger: Callable[[Co
         return _answer(lambda: tools.validate_sql(sql, dialect), table_tools.validation_text)
 
 
-def _add_doc_tools(server: MCPServer, tools: DocTools, ledger: Callable[[Context], Ledger]) -> None:
-    @server.tool(description=doc_tools.DESCRIPTIONS["search_docs"], annotations=READ_ONLY)
+def _add_doc_tools(server: MCPServer, tools: DocTools, ledger: Callable[[Context], Ledger], cite: CiteBy) -> None:
+    described = doc_tools.descriptions(cite)
+    source = "A source ID like S3fa21c, from search_docs." if cite == "ids" else "A passage's URL, from search_docs."
+
+    @server.tool(description=described["search_docs"], annotations=READ_ONLY)
     def search_docs(
         question: Annotated[str, Field(description="The question, in plain language.")],
         ctx: Context,
@@ -141,13 +144,16 @@ def _add_doc_tools(server: MCPServer, tools: DocTools, ledger: Callable[[Context
     ) -> Annotated[CallToolResult, SearchDocsResult]:
         return _answer(lambda: tools.search_docs(question, k, ledger(ctx), corpus), doc_tools.search_docs_text)
 
-    @server.tool(description=doc_tools.DESCRIPTIONS["get_document"], annotations=READ_ONLY)
     def get_document(
-        id: Annotated[str, Field(description="A source ID like S3fa21c, from search_docs.")],
+        id: str,
         ctx: Context,
         corpus: Annotated[str | None, Field(description="Which corpus; default: every one served.")] = None,
     ) -> Annotated[CallToolResult, GetDocumentResult]:
         return _answer(lambda: tools.get_document(id, ledger(ctx), corpus), doc_tools.document_text)
+
+    # Set here, not in the signature: the parameter's description depends on the citation style.
+    get_document.__annotations__["id"] = Annotated[str, Field(description=source)]
+    server.tool(description=described["get_document"], annotations=READ_ONLY)(get_document)
 
 
 def _add_collection_tools(server: MCPServer, tools: CollectionTools, ledger: Callable[[Context], Ledger]) -> None:

@@ -44,16 +44,34 @@ CiteBy = Literal["ids", "urls"]
 DESCRIPTIONS = {
     "search_docs": (
         "Find the passages of the documents that answer a question, best first. Each comes with its "
-        "citable ID in brackets (e.g. [S3fa21c]), its page title and section, its URL, and how near it is "
+        f"citable ID in brackets (e.g. [{EXAMPLE_ID}]), its page title and section, its URL, and how near it is "
         "to the question next to how near unrelated text gets. Cite the IDs of the passages your answer "
         "uses. off_topic means nothing in the documents relates to the question: say so. It returns a few "
         "passages, never every document: to count, filter by a field or size, or group, use query_collection."
     ),
     "get_document": (
-        "One passage, or a whole document, by its source ID (e.g. S3fa21c from search_docs): the full "
+        f"One passage, or a whole document, by its source ID (e.g. {EXAMPLE_ID} from search_docs): the full "
         "text with its title, section and URL. Use it to read around a passage."
     ),
 }
+# The same tools when passages are shown by URL: nothing may mention IDs, or the comparison is confounded.
+URL_DESCRIPTIONS = {
+    "search_docs": (
+        "Find the passages of the documents that answer a question, best first. Each comes with its "
+        f"citable URL in brackets (e.g. [{EXAMPLE_URL}]), its page title and section, and how near it is to "
+        "the question next to how near unrelated text gets. Cite the URLs of the passages your answer uses. "
+        "off_topic means nothing in the documents relates to the question: say so. It returns a few "
+        "passages, never every document: to count, filter by a field or size, or group, use query_collection."
+    ),
+    "get_document": (
+        "One passage, or a whole document, by the URL search_docs gave it: the full text with its title "
+        "and section. Use it to read around a passage."
+    ),
+}
+
+
+def descriptions(cite: CiteBy) -> dict[str, str]:
+    return URL_DESCRIPTIONS if cite == "urls" else DESCRIPTIONS
 
 
 class Passage(BaseModel):

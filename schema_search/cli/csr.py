@@ -57,9 +57,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     score.add_argument("directory", type=Path, metavar="DIR", help="the --out folder of csr run")
     score.add_argument(
-        "--judge",
-        help="who checks that a cited passage supports its claim: nli (a local NLI cross-encoder), a litellm model, "
-        "or none (claims stay unchecked; CSR is not computed). Default: the run's model",
+        "--judge", default="none",
+        help="who checks that a cited passage supports its claim: nli (a local NLI cross-encoder, "
+        "$SCHEMA_SEARCH_NLI_MODEL), a litellm model (local/smollm2 offline, gpt-4o-mini, ...), or none (the default: "
+        "claims stay unchecked, CSR is not computed, comparisons use 'gold cited')",
     )
     score.add_argument("--api-base", help="OpenAI-compatible server for a --judge openai/NAME")
     score.add_argument("--json", type=Path, metavar="OUT", help="write every figure and per-answer detail as JSON")
@@ -82,8 +83,8 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
 
     pipelines = _choices(args.pipeline, PIPELINES, "--pipeline")
     cites = _choices(args.cite, CITES, "--cite")
-    if args.runs < 1 or args.k < 1 or args.max_turns < 1:
-        raise InvalidInput("--runs, -k and --max-turns must be at least 1.", hint="e.g. --runs 3")
+    if min(args.runs, args.k, args.max_turns, args.limit or 1) < 1:
+        raise InvalidInput("--runs, --limit, -k and --max-turns must be at least 1.", hint="e.g. --runs 3")
     questions = load_questions(args.questions, args.limit)
     complete = litellm_complete(args.model, args.api_base)  # a missing key fails here, before any server starts
     if not args.mcp_url:
@@ -110,23 +111,16 @@ def _score(args: argparse.Namespace, settings: Settings) -> int:
     from ..csr.score import score
 
     conversations = transcript.read(args.directory)
-    spec = args.judge or _run_model(args.directory) or "none"
-    report = score(conversations, make_judge(spec, args.api_base))
+    report = score(conversations, make_judge(args.judge, args.api_base))
     _print_summary(report)
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {args.json}")
     if args.report:
         write_report(report, args.report)
         print(f"wrote {args.report}")
     return 0
-
-
-def _run_model(directory: Path) -> str | None:
-    try:
-        return json.loads((directory / "run.json").read_text(encoding="utf-8")).get("model")
-    except (OSError, ValueError):
-        return None
 
 
 def _print_summary(report) -> None:
@@ -136,7 +130,8 @@ def _print_summary(report) -> None:
     def interval(estimate) -> str:
         return "n/a" if estimate is None else f"{estimate.mean:.2f} [{estimate.low:.2f}, {estimate.high:.2f}]"
 
-    print(f"judge: {report.judge}" + ("  (no judge: claims unchecked, CSR not computed)" if report.judge == "none" else ""))
+    none = "  (no judge: claims unchecked, CSR not computed; --judge MODEL or --judge nli checks them)"
+    print(f"judge: {report.judge}" + (none if report.judge == "none" else ""))
     rows = [
         (
             c.pipeline, c.cite, "all" if c.run is None else str(c.run), str(c.conversations), str(c.errors),

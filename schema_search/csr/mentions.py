@@ -3,7 +3,8 @@
 Asked for ``[S3fa21c]``, an agent may write ``[https://…]``, ``[text](https://…)``,
 ``[source: https://…]``, a bare URL, or the ID without brackets. Each is a
 :class:`Mention` with its form, so "cited, but not in the requested form" is told
-apart from "not cited". Pure functions.
+apart from "not cited". Code (fenced blocks and inline spans) is not searched: a
+``http://127.0.0.1:8000/docs`` in an example is not a citation. Pure functions.
 """
 
 from __future__ import annotations
@@ -12,22 +13,30 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-from ..agent.citations import CITATION, ID, URL
+from ..agent.citations import ID
 
 Form = Literal["id", "bracket_url", "markdown", "source_label", "bare_url", "bare_id"]
 FORMS: tuple[Form, ...] = ("id", "bracket_url", "markdown", "source_label", "bare_url", "bare_id")
 # The form each citation style asks for.
 REQUESTED: dict[str, Form] = {"ids": "id", "urls": "bracket_url"}
 
-_TARGET = rf"(?:https?://[^\s<>\[\]()\"'`]+|{ID})"
-_MARKDOWN = re.compile(r"\[([^\]\n]{0,300})\]\((https?://[^\s)]+)\)")
+# Our IDs as written, lower case too (a model may lower-case a copied ID); six or more
+# hex digits for lower case, so a word in brackets ("[sad]") is not an ID.
+_ANY_ID = rf"(?:{ID}|s[0-9a-fA-F]{{6,16}})"
+# A URL may hold balanced parentheses (…/Foo_(bar)); a closing one without its pair ends it.
+_URL = r"https?://(?:[^\s()<>\[\]\"'`]|\([^\s()<>\[\]]*\))+"
+_PART = rf"(?:{_URL}|{_ANY_ID})"
+_MARKDOWN = re.compile(rf"\[([^\]\n]{{0,300}})\]\(\s*({_URL})(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _LABEL = re.compile(
-    rf"[\[(]\s*(?:sources?|refs?|references?|citations?|cite|see)\s*[:：]\s*({_TARGET}(?:\s*[,;]\s*{_TARGET})*)\s*[\])]",
+    rf"[\[(]\s*(?:sources?|refs?|references?|citations?|cite|see)\s*[:：]\s*({_PART}(?:\s*[,;]\s*{_PART})*)\s*[\])]",
     re.IGNORECASE,
 )
-_BRACKET_URL = re.compile(r"\[\s*(https?://[^\s\[\]<>]+(?:\s*[,;]\s*https?://[^\s\[\]<>]+)*)\s*\]")
-_BARE_ID = re.compile(rf"(?<![\w\[])({ID})(?![\w\]])")
-_TRAILING = ".,;:!?)'\""
+# One bracket may cite several sources, IDs and URLs mixed: [S3fa21c, https://x.dev/a].
+_BRACKET = re.compile(rf"\[\s*({_PART}(?:\s*[,;]\s*{_PART})*)\s*\]")
+_BARE_URL = re.compile(_URL)
+_BARE_ID = re.compile(rf"(?<![\w\[])({_ANY_ID})(?![\w\]])")
+_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
+_TRAILING = ".,;:!?'\""
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,7 @@ class Mention:
     target: str
     start: int
     end: int
+    label: str = ""  # a markdown link's text: part of the sentence, not of the citation
 
     @property
     def is_url(self) -> bool:
@@ -51,32 +61,39 @@ def mentions(text: str, shown_ids: Iterable[str] = ()) -> list[Mention]:
     a made-up one cannot be told from an ordinary word.
 
     >>> [(m.form, m.target) for m in mentions(
-    ...     "Use it [S3fa21c, S00beef]. See [docs](https://x.dev/a/). [source: https://x.dev/b] "
-    ...     "or [https://x.dev/c], https://x.dev/d. Also S1234ab.", shown_ids={"s1234ab"})]  # doctest: +NORMALIZE_WHITESPACE
-    [('id', 'S3fa21c'), ('id', 'S00beef'), ('markdown', 'https://x.dev/a/'), ('source_label', 'https://x.dev/b'),
-     ('bracket_url', 'https://x.dev/c'), ('bare_url', 'https://x.dev/d'), ('bare_id', 'S1234ab')]
+    ...     "Use it [S3fa21c, https://x.dev/e]. See [docs](https://x.dev/a/). [source: https://x.dev/b] "
+    ...     "or [https://x.dev/c], https://x.dev/d. Also S1234ab, not `http://127.0.0.1:8000`.",
+    ...     shown_ids={"s1234ab"})]  # doctest: +NORMALIZE_WHITESPACE
+    [('id', 'S3fa21c'), ('bracket_url', 'https://x.dev/e'), ('markdown', 'https://x.dev/a/'),
+     ('source_label', 'https://x.dev/b'), ('bracket_url', 'https://x.dev/c'), ('bare_url', 'https://x.dev/d'),
+     ('bare_id', 'S1234ab')]
+    >>> [m.target for m in mentions("[w](https://en.wikipedia.org/wiki/Foo_(bar) 'x') (https://x.dev/Foo_(bar)).")]
+    ['https://en.wikipedia.org/wiki/Foo_(bar)', 'https://x.dev/Foo_(bar)']
     """
+    # Code is blanked out, not removed, so positions stay those of the original text.
+    searched = _CODE.sub(lambda m: " " * len(m.group(0)), text)
     found: list[Mention] = []
     taken: list[tuple[int, int]] = []
 
     def free(start: int, end: int) -> bool:
         return all(end <= a or start >= b for a, b in taken)
 
-    def add(form: Form, pattern: re.Pattern[str], group: int, split: bool) -> None:
-        for match in pattern.finditer(text):
+    def add(pattern: re.Pattern[str], group: int, form_of) -> None:
+        for match in pattern.finditer(searched):
             if not free(match.start(), match.end()):
                 continue
             taken.append((match.start(), match.end()))
-            targets = re.split(r"\s*[,;]\s*", match.group(group).strip()) if split else [match.group(group)]
-            found.extend(Mention(form, _clean(t), match.start(), match.end()) for t in targets if t)
+            label = match.group(1) if pattern is _MARKDOWN else ""
+            for target in re.split(r"\s*[,;]\s*", match.group(group).strip()):
+                if target:
+                    found.append(Mention(form_of(target), _clean(target), match.start(), match.end(), label))
 
-    add("markdown", _MARKDOWN, 2, split=False)
-    add("source_label", _LABEL, 1, split=True)
-    add("bracket_url", _BRACKET_URL, 1, split=True)
-    add("id", CITATION, 1, split=True)
-    add("bare_url", URL, 0, split=False)
+    add(_MARKDOWN, 2, lambda t: "markdown")
+    add(_LABEL, 1, lambda t: "source_label")
+    add(_BRACKET, 1, lambda t: "bracket_url" if "://" in t else "id")
+    add(_BARE_URL, 0, lambda t: "bare_url")
     shown = {s.lower() for s in shown_ids}
-    for match in _BARE_ID.finditer(text):
+    for match in _BARE_ID.finditer(searched):
         if match.group(1).lower() in shown and free(match.start(), match.end()):
             found.append(Mention("bare_id", match.group(1), match.start(), match.end()))
     return sorted(found, key=lambda m: m.start)
@@ -84,4 +101,10 @@ def mentions(text: str, shown_ids: Iterable[str] = ()) -> list[Mention]:
 
 def _clean(target: str) -> str:
     target = target.strip()
-    return target.rstrip(_TRAILING) if "://" in target else target
+    if "://" not in target:
+        return target
+    target = target.rstrip(_TRAILING)
+    # A closing parenthesis that belongs to the sentence, not the URL: "(see https://x.dev/a)".
+    while target.endswith(")") and target.count(")") > target.count("("):
+        target = target[:-1].rstrip(_TRAILING)
+    return target

@@ -1,7 +1,7 @@
 """The questions file: one JSON object per line, ``{id, question, gold_urls}``.
 
 Empty ``gold_urls`` marks a question the documents do not answer: the right answer
-declines instead of citing. Other keys (``lang``, ``note``) are kept for the report.
+declines instead of citing. A ``note`` is kept; other keys (``lang``, ...) are ignored.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import time
 from html import escape
 from pathlib import Path
 
-from .score import ConfigSummary, ConversationScore, Estimate, ScoreReport
+from .score import ConfigSummary, ConversationScore, Estimate, MentionScore, ScoreReport
 
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:72rem;padding:0 1rem;color:#1d1d1f}
@@ -125,19 +125,37 @@ def _conversation(c: ConversationScore) -> str:
 
 
 def _highlighted(c: ConversationScore) -> str:
-    """The answer with each citation wrapped in a mark saying what became of it."""
+    """The answer with each citation wrapped in a mark saying what became of it.
+
+    A bracket citing several sources is one mark showing the worst of them (a made-up
+    second ID is not hidden behind a supported first one); its title lists each.
+    """
+    spans: dict[tuple[int, int], list[MentionScore]] = {}
+    for m in c.mentions:
+        spans.setdefault((m.start, m.end), []).append(m)
     out, position = [], 0
-    for m in sorted(c.mentions, key=lambda m: m.start):
-        if m.start < position:
-            continue  # a bracket citing several IDs: marked once
-        status = "fabricated" if not m.traced else (m.verdict or "unchecked")
-        classes = status + ("" if m.requested_form else " other")
-        title = f"{m.form}: {m.target}" + (f" → {m.url}" if m.url and m.url != m.target else "") + f" ({status})"
-        out += [escape(c.answer[position : m.start]), f"<mark class='{classes}' title='{escape(title)}'>",
-                escape(c.answer[m.start : m.end]), "</mark>"]  # fmt: skip
-        position = m.end
+    for (start, end), group in sorted(spans.items()):
+        if start < position:
+            continue
+        statuses = [_status(m) for m in group]
+        worst = max(statuses, key=_WORST.index)
+        classes = worst + ("" if all(m.requested_form for m in group) else " other")
+        title = "; ".join(
+            f"{m.form}: {m.target}" + (f" → {m.url}" if m.url and m.url != m.target else "") + f" ({status})"
+            for m, status in zip(group, statuses)
+        )
+        out += [escape(c.answer[position:start]), f"<mark class='{classes}' title='{escape(title)}'>",
+                escape(c.answer[start:end]), "</mark>"]  # fmt: skip
+        position = end
     out.append(escape(c.answer[position:]))
     return "".join(out) or "<i>(no answer)</i>"
+
+
+_WORST = ["supported", "unchecked", "unsupported", "fabricated"]
+
+
+def _status(m: MentionScore) -> str:
+    return "fabricated" if not m.traced else (m.verdict or "unchecked")
 
 
 def _interval(estimate: Estimate | None, signed: bool = False) -> str:

@@ -8,7 +8,12 @@
 Both reach the tools through an MCP client session against ``schema-search mcp``:
 a child process over stdio (one per citation style, started with ``--cite``), or a
 running streamable-HTTP server. Each finished conversation is appended to the
-transcript at once, and a re-run into the same directory skips what is already there.
+transcript at once, and a re-run into the same directory skips what is already there
+(a failed conversation is tried again).
+
+One session serves every conversation of a citation style, so server-side state
+(the citation ledger ``resolve_citations`` checks against) spans them; scoring never
+relies on it: it traces citations only to the tool results of the conversation itself.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from ..agent.ask import AgentFailed, Complete
+from ..agent.ask import AgentFailed, Complete, ModelNotReady
 from ..agent.doc_tools import EXAMPLE_ID, EXAMPLE_URL
 from ..agent.loop import assistant_message, function_spec, tool_arguments, tool_reply
 from ..errors import InvalidInput, SchemaSearchError, first_line
@@ -91,7 +96,7 @@ def run(
         )
     _check_same_run(out, config)
     out.mkdir(parents=True, exist_ok=True)
-    done = {c.key for c in read(out)} if (out / FILE).is_file() else set()
+    done = {c.key for c in read(out) if c.error is None} if (out / FILE).is_file() else set()
     (out / "run.json").write_text(json.dumps(_described(config), indent=2) + "\n", encoding="utf-8")
     todo = [
         (cite, r, q, p)
@@ -118,11 +123,11 @@ def _check_same_run(out: Path, config: RunConfig) -> None:
         before = json.loads((out / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
-    for key in ("corpus", "model"):
+    for key in ("corpus", "model", "k", "max_turns", "temperature"):
         if before.get(key) != getattr(config, key):
             raise InvalidInput(
                 f"{out} holds a run with {key} {before.get(key)!r}, not {getattr(config, key)!r}.",
-                hint="Give another --out for this run (re-running into the same folder resumes it).",
+                hint="Give another --out for this run, or the same settings to resume it.",
             )
 
 
@@ -191,6 +196,10 @@ async def _converse(
             await _agent(client, config, conversation, tools, complete)
     except AgentFailed as error:  # one failed call is a result, not the end of the run
         conversation.error = error.detail
+    except (ModelNotReady, InvalidInput, anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+        raise  # no key, a wrong setup, or the server gone: every later conversation would fail the same way
+    except Exception as error:  # anything else odd in one conversation (a malformed reply, a timeout) is its result
+        conversation.error = f"{type(error).__name__}: {first_line(error)}"
     conversation.seconds = round(time.perf_counter() - started, 3)
 
 

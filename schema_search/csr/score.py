@@ -21,15 +21,21 @@ from typing import Any, Iterable, Iterator
 from pydantic import BaseModel, Field
 
 from ..agent.citations import URL, page
-from ..agent.doc_tools import EXAMPLE_ID, EXAMPLE_URL
-from .claims import claims, declines
+from ..agent.doc_tools import EXAMPLE_URL
+from .claims import Claim, claims, declines
 from .judge import Judge, Verdict
 from .mentions import FORMS, REQUESTED, Form, mentions
 from .stats import Interval, bootstrap, compare
 from .transcript import Conversation
 
-_SHOWN_ID = re.compile(r"(?<![\w])(S[0-9a-fA-F]{6,16})(?![\w])")
+# "[S3fa21c] Title > Section - https://...": how search_docs and get_document head each passage.
+_HEADING = re.compile(r"^\[(S[0-9a-fA-F]{2,16})\] .*? - (https?://\S+)", re.M)
 SEARCH_TOOLS = {"search_docs"}
+DOCUMENT_TOOLS = {"search_docs", "get_document"}
+# A citation in a closing source list is judged against this many sentences above it.
+SOURCES_LIST_CLAIMS = 5
+# The chunks of one page a URL citation is judged against, at most.
+MAX_PASSAGES = 8
 TOOL_TEXT = 6000  # characters of each tool result kept for the report
 
 
@@ -165,9 +171,7 @@ def score_conversation(conversation: Conversation, judge: Judge) -> Conversation
         index = claim_of.get(id(mention))
         verdict: Verdict | None = None
         if traced:
-            claim = parts[index].text if index is not None else ""
-            passage = seen.passage(mention.target)
-            verdict = judge(claim, passage) if claim and passage else "unchecked"
+            verdict = _verdict(judge, _claim_texts(parts, index), seen.passages(mention.target))
         scored.append(MentionScore(
             form=mention.form, target=mention.target, start=mention.start, end=mention.end,
             requested_form=mention.form == requested, traced=traced, url=url, claim=index, verdict=verdict,
@@ -175,7 +179,7 @@ def score_conversation(conversation: Conversation, judge: Judge) -> Conversation
     gold = [
         GoldScore(
             url=g,
-            retrieved=page(g) in seen.pages,
+            retrieved=page(g) in seen.retrieved,
             cited=any(m.traced and m.url and page(m.url) == page(g) for m in scored),
             supported=any(m.verdict == "supported" and m.url and page(m.url) == page(g) for m in scored),
         )
@@ -194,6 +198,8 @@ def score_conversation(conversation: Conversation, judge: Judge) -> Conversation
         tool_calls=[ToolView(name=t.name, arguments=json.dumps(t.arguments, ensure_ascii=False), text=t.text[:TOOL_TEXT])
                     for t in conversation.tool_calls()],
     )  # fmt: skip
+    if conversation.answer is None:
+        return result  # a failed conversation is counted as an error, not as lost citations
     if not in_docs:
         result.declined = declines(answer) and not found
     elif not failure:
@@ -202,41 +208,77 @@ def score_conversation(conversation: Conversation, judge: Judge) -> Conversation
     return result
 
 
+def _claim_texts(parts: list[Claim], index: int | None) -> list[str]:
+    """What a citation on claim ``index`` vouches for: that sentence, or for a closing source list the ones above."""
+    if index is None:
+        return []
+    if parts[index].sources_list:
+        return [c.text for c in parts[:index] if c.text and not c.sources_list][-SOURCES_LIST_CLAIMS:]
+    return [parts[index].text] if parts[index].text else []
+
+
+def _verdict(judge: Judge, texts: list[str], passages: list[str]) -> Verdict:
+    """Supported when some passage behind the citation supports some claim it is on; unsupported when none does."""
+    verdicts = [judge(text, passage) for text in texts for passage in passages[:MAX_PASSAGES] if passage]
+    if "supported" in verdicts:
+        return "supported"
+    return "unsupported" if verdicts and all(v == "unsupported" for v in verdicts) else "unchecked"
+
+
 class _Seen:
-    """What the tool results of one conversation showed: IDs, pages, and the passages behind them."""
+    """What the document tools of one conversation returned: sources (ID, URL, text), and the URLs shown.
+
+    Only ``search_docs`` and ``get_document`` results count: ``resolve_citations`` and
+    ``render_answer`` echo the model's own text back, so whatever it made up would
+    look "shown". A page is retrieved when a returned source is on it; a URL counts as
+    shown (traceable) also when it is a link inside a returned passage.
+    """
 
     def __init__(self, calls: Iterable[Any]) -> None:
         self.ids: set[str] = set()
-        self.pages: set[str] = set()
+        self.retrieved: set[str] = set()
+        self.shown_pages: set[str] = set()
         self.by_id: dict[str, dict[str, str]] = {}
         self.by_url: dict[str, list[str]] = {}
         for call in calls:
-            if call.is_error:
+            if call.is_error or call.name not in DOCUMENT_TOOLS:
                 continue
-            self.ids.update(m.lower() for m in _SHOWN_ID.findall(call.text))
-            self.pages.update(page(u.rstrip(".,;:!?")) for u in URL.findall(call.text))
-            for source in _sources(call.structured):
+            sources = list(_sources(call.structured)) or _headed_sources(call.text)
+            shown = call.text.lower()
+            for source in sources:
+                if source["source_id"].lower() in shown:  # an ID sent only as structured content was not read
+                    self.ids.add(source["source_id"].lower())
                 self.by_id.setdefault(source["source_id"].lower(), source)
-                self.by_url.setdefault(page(source["url"]), []).append(source.get("text", ""))
-                self.by_url.setdefault(source["url"], []).append(source.get("text", ""))
-        # The notices' own examples are in every result; copying one cites nothing that was given.
-        if EXAMPLE_ID.lower() not in self.by_id:
-            self.ids.discard(EXAMPLE_ID.lower())
-        if page(EXAMPLE_URL) not in self.by_url:
-            self.pages.discard(page(EXAMPLE_URL))
+                for key in (source["url"], page(source["url"])):
+                    self.by_url.setdefault(key, []).append(source.get("text", ""))
+                self.retrieved.add(page(source["url"]))
+            self.shown_pages.update(page(_clean_url(u)) for u in URL.findall(call.text))
+        # The URL notice's own example is in every result: copying it cites nothing that was given.
+        if page(EXAMPLE_URL) not in self.retrieved:
+            self.shown_pages.discard(page(EXAMPLE_URL))
+        self.shown_pages |= self.retrieved
 
     def trace(self, target: str) -> tuple[str | None, bool]:
-        """The URL a citation stands for, and whether this conversation's tool results showed it."""
+        """The URL a citation stands for, and whether this conversation's document tools showed it."""
         if "://" in target:
-            return target, page(target) in self.pages
+            return target, page(target) in self.shown_pages
         source = self.by_id.get(target.lower())
         return (source["url"] if source else None), target.lower() in self.ids
 
-    def passage(self, target: str) -> str:
+    def passages(self, target: str) -> list[str]:
+        """The returned chunks a citation points at: its ID's, its URL's, or every chunk of its page."""
         if "://" not in target:
-            return (self.by_id.get(target.lower()) or {}).get("text", "")
-        texts = self.by_url.get(target) or self.by_url.get(page(target)) or []
-        return "\n\n".join(dict.fromkeys(texts))
+            return [(self.by_id.get(target.lower()) or {}).get("text", "")]
+        return list(dict.fromkeys(self.by_url.get(target) or self.by_url.get(page(target)) or []))
+
+
+def _headed_sources(text: str) -> list[dict[str, str]]:
+    """Sources read from a result's heading lines (``[S3fa21c] Title - URL``), for servers that send no structured content."""
+    return [{"source_id": m.group(1), "url": _clean_url(m.group(2)), "text": ""} for m in _HEADING.finditer(text)]
+
+
+def _clean_url(url: str) -> str:
+    return url.rstrip(".,;:!?")
 
 
 def _sources(value: Any) -> Iterator[dict[str, str]]:
@@ -252,8 +294,9 @@ def _sources(value: Any) -> Iterator[dict[str, str]]:
 
 
 def _summary(pipeline: str, cite: str, run: int | None, items: list[ConversationScore]) -> ConfigSummary:
-    inside = [s for s in items if s.in_docs]
-    outside = [s for s in items if not s.in_docs]
+    answered = [s for s in items if s.error is None or s.answer]  # failures are counted as errors, nothing else
+    inside = [s for s in answered if s.in_docs]
+    outside = [s for s in answered if not s.in_docs]
     forms = Counter(m.form for s in items for m in s.mentions)
     verdicts = Counter(m.verdict or "fabricated" for s in items for m in s.mentions)
 

@@ -9,6 +9,7 @@ another judge.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
@@ -64,12 +65,18 @@ class Conversation(BaseModel):
 
 def append(directory: Path, conversation: Conversation) -> None:
     """Add one conversation to the directory's transcript (one line, flushed: a crash loses at most it)."""
-    with (directory / FILE).open("a", encoding="utf-8") as out:
-        out.write(json.dumps(conversation.model_dump(mode="json"), ensure_ascii=False) + "\n")
+    path = directory / FILE
+    # After a crash mid-line, start on a fresh line rather than glue this one to the stump.
+    cut = path.is_file() and path.stat().st_size > 0 and _last_byte(path) != b"\n"
+    with path.open("a", encoding="utf-8") as out:
+        out.write(("\n" if cut else "") + json.dumps(conversation.model_dump(mode="json"), ensure_ascii=False) + "\n")
 
 
 def read(directory: Path) -> list[Conversation]:
-    """Every conversation in ``directory`` (or in the JSONL file given instead).
+    """Every conversation in ``directory`` (or in the JSONL file given instead), the last line per key winning.
+
+    A line cut short by an interrupted run is skipped with a warning: the run that
+    resumes writes that conversation again.
 
     Raises:
         InvalidInput: there is no transcript, or a line of it is not a conversation.
@@ -79,16 +86,27 @@ def read(directory: Path) -> list[Conversation]:
         raise InvalidInput(
             f"No transcript at {str(path)!r}.", hint="Give the --out directory of `schema-search csr run`."
         )
-    conversations = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    conversations: dict[tuple[str, str, str, int], Conversation] = {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            conversations.append(Conversation.model_validate_json(line))
+            conversation = Conversation.model_validate_json(line)
         except ValidationError as error:
+            if not line.rstrip().endswith("}"):
+                warnings.warn(f"{path}:{number} is cut short (a run was interrupted while writing it); skipped.")
+                continue
             raise InvalidInput(
                 f"{path}:{number} is not a transcript line ({error.error_count()} problems, first: "
                 f"{error.errors()[0]['msg']}).",
                 hint="Transcripts are written by `schema-search csr run`; remove or fix the damaged line.",
             ) from None
-    return conversations
+        conversations[conversation.key] = conversation  # a retried conversation replaces its failed try
+    return list(conversations.values())
+
+
+def _last_byte(path: Path) -> bytes:
+    with path.open("rb") as f:
+        f.seek(-1, 2)
+        return f.read(1)

@@ -37,6 +37,7 @@ DEFAULT_MAX_TOKENS = 512
 # Per-turn overhead of the chat template (<|im_start|>role ... <|im_end|>), rounded up.
 TURN_TOKENS = 8
 CUT = " [... cut to fit the model's context]"
+MIN_KEPT = 32  # tokens a cut turn keeps at least
 
 litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on stderr
 
@@ -138,22 +139,29 @@ def _json(arguments: dict | str) -> str:
 def fit(messages: list[dict[str, str]], llm, budget: int) -> list[dict[str, str]]:
     """``messages`` cut to ``budget`` tokens: the longest turn is shortened first, again until it fits.
 
-    A tool result of ten passages can outgrow a small model's context; cutting the
-    longest turn keeps the question and the instructions whole.
+    A tool result of ten passages can outgrow a small model's context. The system turn
+    (instructions, tools) and the last turn are cut only when nothing else is left to cut.
     """
     messages = [dict(m) for m in messages]
-    tokens = [llm.tokenize(m["content"].encode(), add_bos=False) for m in messages]
-    for _ in range(len(messages) + 1):
-        excess = sum(len(t) + TURN_TOKENS for t in tokens) - budget
-        if excess <= 0:
-            break
-        longest = max(range(len(tokens)), key=lambda i: len(tokens[i]))
-        keep = max(32, len(tokens[longest]) - excess - len(CUT))
-        if keep >= len(tokens[longest]):
-            break
-        tokens[longest] = tokens[longest][:keep]
-        text = llm.detokenize(tokens[longest]).decode(errors="ignore")
-        messages[longest]["content"] = text + CUT
+    kept = [llm.tokenize(m["content"].encode(), add_bos=False) for m in messages]
+    marker = len(llm.tokenize(CUT.encode(), add_bos=False))
+    cut = [False] * len(messages)
+
+    def size(i: int) -> int:
+        return len(kept[i]) + (marker if cut[i] else 0) + TURN_TOKENS
+
+    protected = {0, len(messages) - 1} if len(messages) > 2 else set()
+    while (excess := sum(size(i) for i in range(len(messages))) - budget) > 0:
+        cuttable = [i for i in range(len(messages)) if i not in protected and len(kept[i]) > MIN_KEPT]
+        if not cuttable:
+            if not protected:
+                break  # everything is as short as it gets
+            protected = set()
+            continue
+        longest = max(cuttable, key=lambda i: len(kept[i]))
+        keep = max(MIN_KEPT, len(kept[longest]) - excess - (0 if cut[longest] else marker))
+        kept[longest], cut[longest] = kept[longest][:keep], True
+        messages[longest]["content"] = llm.detokenize(kept[longest]).decode(errors="ignore") + CUT
     return messages
 
 

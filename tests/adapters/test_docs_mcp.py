@@ -93,3 +93,21 @@ def test_stdio_round_trip_of_the_real_command(handbook_workspace: Workspace) -> 
                 return await ask(client)
 
     check(anyio.run(run))
+
+
+def test_citing_by_url_shows_no_ids_anywhere(handbook_workspace: Workspace) -> None:
+    async def run():
+        async with Client(create_server(handbook_workspace, corpora=["handbook"], cite="urls")) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            found = await client.call_tool("search_docs", {"question": "who approves a large refund?", "k": 3})
+            url = found.structured_content["passages"][0]["url"]
+            document = await client.call_tool("get_document", {"id": url})
+            return tools, found, document, client.instructions
+
+    tools, found, document, instructions = anyio.run(run)
+    text = found.content[0].text
+    assert not SOURCE.search(text) and "[https://handbook.example.com/" in text and "by its URL" in text
+    assert found.structured_content["cite_by"] == "urls"
+    assert "ID" not in tools["search_docs"].description and "URL" in tools["get_document"].input_schema["properties"]["id"]["description"]
+    assert document.structured_content["cite"] == f"[{document.structured_content['detail']['url']}]"
+    assert "Call resolve_citations on your final answer" not in (instructions or "")

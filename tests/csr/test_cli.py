@@ -28,7 +28,7 @@ def test_score_writes_json_and_an_html_page_with_marked_citations(folder: Path, 
     figures, page = tmp_path / "s.json", tmp_path / "r.html"
     assert main(["csr", "score", str(folder), "--judge", "none", "--json", str(figures), "--report", str(page)]) == 0
     out = capsys.readouterr().out
-    assert "judge: none  (no judge: claims unchecked, CSR not computed)" in out and "agent / ids minus agent / urls" in out
+    assert "judge: none  (no judge: claims unchecked, CSR not computed" in out and "agent / ids minus agent / urls" in out
     scored = json.loads(figures.read_text())
     assert scored["metric"] == "gold_cited" and len(scored["conversations"]) == 3
     html = page.read_text()
@@ -77,3 +77,12 @@ def test_the_nli_judge_without_a_model_on_this_machine_says_what_to_do(tmp_path:
     with pytest.raises(JudgeNotReady, match="is not on this machine") as caught:
         make_judge("nli")
     assert "--judge none" in caught.value.hint
+
+
+def test_a_bracket_citing_several_sources_shows_the_worst_of_them(tmp_path: Path):
+    from schema_search.csr.judge import NoJudge
+    from schema_search.csr.report import render
+    from schema_search.csr.score import score
+
+    page = render(score([conversation("Finance approves refunds [Sa7d4b7, S0badd1].")], NoJudge()))
+    assert "<mark class='fabricated' title='id: Sa7d4b7" in page and "id: S0badd1 (fabricated)" in page

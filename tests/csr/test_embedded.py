@@ -39,7 +39,7 @@ def test_two_questions_end_to_end_with_the_embedded_model(
 
     capsys.readouterr()
     report, figures = tmp_path / "report.html", tmp_path / "score.json"
-    assert main([*home, "csr", "score", str(out), "--json", str(figures), "--report", str(report)]) == 0
+    assert main([*home, "csr", "score", str(out), "--judge", "local/smollm2", "--json", str(figures), "--report", str(report)]) == 0
     printed = capsys.readouterr().out
     assert "judge: local/smollm2" in printed and "CSR [95% CI]" in printed
     scored = json.loads(figures.read_text())

@@ -13,6 +13,7 @@ from schema_search.csr.judge import ModelJudge
 from schema_search.csr.questions import Question, load_questions
 from schema_search.csr.runner import RunConfig, run
 from schema_search.csr.score import score
+from schema_search.agent.ask import AgentFailed
 from schema_search.errors import InvalidInput
 from schema_search.workspace import Workspace
 
@@ -169,3 +170,19 @@ def test_a_folder_holds_one_model(tmp_path: Path):
     (tmp_path / "run.json").write_text('{"corpus": "handbook", "model": "gpt-4o-mini"}')
     with pytest.raises(InvalidInput, match="holds a run with model 'gpt-4o-mini'"):
         run(QUESTIONS, config(tmp_path), tmp_path, scripted)
+
+
+def test_a_failed_conversation_is_tried_again_on_resume_and_replaces_its_failure(stdio_env: Path, tmp_path: Path):
+    def broken(**kwargs):
+        raise AgentFailed("Calling 'scripted' failed: the provider is down.")
+
+    cfg = config(stdio_env, pipelines=["single-shot"], cites=["ids"])
+    (failed,) = run(QUESTIONS[:1], cfg, tmp_path, broken)
+    assert failed.error.startswith("Calling 'scripted' failed")
+    with (tmp_path / "transcripts.jsonl").open("a") as f:
+        f.write('{"question_id": "refund", "pipel')  # a crash mid-line
+    (retried,) = run(QUESTIONS[:1], cfg, tmp_path, scripted)
+    assert retried.error is None
+    with pytest.warns(UserWarning, match="cut short"):
+        (only,) = transcript.read(tmp_path)
+    assert only.error is None and only.answer

@@ -66,7 +66,7 @@ def test_a_dropped_citation_is_not_cited_not_a_format_problem():
 @pytest.mark.parametrize(
     "answer, form",
     [
-        (f"Refunds over 500 euros need approval from finance, see [the policy]({REFUNDS}#approval).", "markdown"),
+        (f"Refunds over 500 euros need approval from [finance]({REFUNDS}#approval).", "markdown"),
         (f"Refunds over 500 euros need approval from finance [source: {REFUNDS}].", "source_label"),
         (f"Refunds over 500 euros need approval from finance: {REFUNDS}#approval", "bare_url"),
         ("Refunds over 500 euros need approval from finance (Sa7d4b7).", "bare_id"),
@@ -154,3 +154,44 @@ def test_copying_the_notices_example_id_is_fabricated():
     c = conversation("Refunds over 500 euros need approval from finance [S3fa21c].")
     c.events[0].text += "\nCite each passage you use by its ID in brackets, exactly as given, e.g. [S3fa21c]."
     assert score_conversation(c, JUDGE).fabricated == ["S3fa21c"]
+
+
+def test_what_tools_echo_back_is_not_a_trace():
+    # resolve_citations repeats the answer's IDs and URLs; that does not make them shown.
+    c = conversation("Refunds over 500 euros need approval from finance [Sdeadbe] [https://fake.example/z].")
+    c.events.append(ToolCall(name="resolve_citations", arguments={"text": c.answer}, seconds=0.1,
+                             text="[unverified: Sdeadbe] https://fake.example/z", structured={"fabricated": ["Sdeadbe"]}))
+    assert score_conversation(c, JUDGE).fabricated == ["Sdeadbe", "https://fake.example/z"]
+
+
+def test_a_page_only_linked_from_a_passage_is_shown_but_not_retrieved():
+    linked = [{**PASSAGES[1], "text": f"Escalations follow {REFUNDS} (the refund policy)."}]
+    s = scored(f"Finance approves large refunds [{REFUNDS}].", passages=linked)
+    assert s.retrieval_failure and s.csr is None and not s.fabricated  # traceable, but the gold page never came back
+
+
+def test_a_citation_opening_the_next_sentence_cites_the_one_before():
+    s = scored("Refunds over 500 euros need approval from finance. [Sa7d4b7] The on-call engineer rotates weekly. [S00beef]")
+    assert [(m.target, m.claim, m.verdict) for m in s.mentions] == [("Sa7d4b7", 0, "supported"), ("S00beef", 1, "supported")]
+
+
+def test_a_closing_source_list_vouches_for_the_sentences_above():
+    s = scored("Refunds over 500 euros need approval from finance.\n\nSources:\n- [Sa7d4b7]")
+    assert s.mentions[0].verdict == "supported" and s.csr == 1.0
+
+
+def test_a_url_citation_is_judged_chunk_by_chunk():
+    chunks = [{"source_id": f"S00000{i}", "url": REFUNDS + f"#part{i}", "title": "Refunds",
+               "text": "Unrelated filler. " * 300 if i else "Refunds over 500 euros need approval from finance."}
+              for i in range(3)]  # fmt: skip
+    s = scored(f"Refunds over 500 euros need approval from finance [{REFUNDS}].", cite="urls", passages=list(reversed(chunks)))
+    assert s.mentions[0].verdict == "supported"
+
+
+def test_a_failed_conversation_is_an_error_not_lost_citations():
+    c = conversation("", error="no answer within 4 model turns")
+    c.answer = None
+    s = score_conversation(c, JUDGE)
+    assert s.csr is None and s.gold_cited is None and s.error
+    summary = score([c], JUDGE).configs[0]
+    assert summary.errors == 1 and summary.csr is None and summary.format_adherence is None

@@ -75,11 +75,14 @@ def test_earlier_calls_and_results_are_written_back_as_plain_turns():
     assert plain[-1]["content"] == "Result of search_docs:\n[S3fa21c] CORS - https://x"
 
 
-def test_a_conversation_longer_than_the_context_has_its_longest_turn_cut():
+def test_a_conversation_longer_than_the_context_has_its_longest_middle_turn_cut():
     llama = ScriptedLlama("")
-    messages = [{"role": "system", "content": "rules " * 10}, {"role": "user", "content": "result " * 500},
-                {"role": "user", "content": "the question"}]  # fmt: skip
-    fitted = local.fit(messages, llama, budget=100)
-    assert fitted[0] == messages[0] and fitted[2] == messages[2]
-    assert fitted[1]["content"].endswith(local.CUT) and sum(len(m["content"].split()) + local.TURN_TOKENS for m in fitted) <= 100 + 10
+    messages = [{"role": "system", "content": "rules " * 60}, {"role": "user", "content": "result " * 500},
+                {"role": "assistant", "content": "call " * 40}, {"role": "user", "content": "the question"}]  # fmt: skip
+    fitted = local.fit(messages, llama, budget=200)
+    assert fitted[0] == messages[0] and fitted[-1] == messages[-1]  # instructions and the question stay whole
+    assert fitted[1]["content"].endswith(local.CUT)
+    assert sum(len(m["content"].split()) + local.TURN_TOKENS for m in fitted) <= 200
     assert local.fit(messages[:1], llama, budget=100) == messages[:1]
+    squeezed = local.fit(messages, llama, budget=120)  # the middle alone cannot make room: the system turn is cut too
+    assert squeezed[0]["content"].endswith(local.CUT) and squeezed[-1] == messages[-1]

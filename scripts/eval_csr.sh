@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Citation survival on the FastAPI docs: `csr run` then `csr score`, into
-# eval/results/csr-fastapi-MODEL.{json,html}. By default the embedded model (no key, offline):
-# 15 questions x 2 pipelines x 2 citation styles x 2 runs, about 45 minutes on 2 cores.
+# Citation survival on the FastAPI docs: `csr run` then `csr score` (judged by the same model
+# unless JUDGE=none|nli|MODEL), figures into eval/results/csr-fastapi-MODEL.json and the HTML report
+# beside the transcripts. By default the embedded model (no key, offline):
+# 20 questions (4 off-topic) x 2 pipelines x 2 citation styles x 2 runs, about 45 minutes on 2 cores.
 # Another model the same way: MODEL=gpt-4o-mini RUNS=3 LIMIT=30 bash scripts/eval_csr.sh
 # The corpus is indexed into ./.eval_work/csr the first time (about 6 minutes), then reused;
 # transcripts go to ./.eval_work/csr-runs/ and an interrupted run resumes where it stopped.
@@ -17,8 +18,11 @@ export SCHEMA_SEARCH_HOME=$W/csr
 ss=.venv/bin/schema-search
 $ss corpora | grep -q '^fastapi ' || $ss docs index "$D/fastapi" --corpus fastapi
 out=$W/csr-runs/fastapi-$slug
-$ss csr run eval/csr/fastapi.jsonl --corpus fastapi --model "$MODEL" --limit "${LIMIT:-15}" --runs "${RUNS:-2}" \
+$ss csr run eval/csr/fastapi.jsonl --corpus fastapi --model "$MODEL" --limit "${LIMIT:-20}" --runs "${RUNS:-2}" \
     --max-turns "${MAX_TURNS:-4}" --out "$out"
+# Every answer with its citations, claims and tool calls (~1 MB each) stays beside the transcripts;
+# the figures (configurations and comparisons) go to eval/results/.
+$ss csr score "$out" --judge "${JUDGE:-$MODEL}" --json "$out/score.json" --report "$out/report.html"
 mkdir -p eval/results
-$ss csr score "$out" ${JUDGE:+--judge "$JUDGE"} --json "eval/results/csr-fastapi-$slug.json" \
-    --report "eval/results/csr-fastapi-$slug.html"
+.venv/bin/python -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("conversations")
+json.dump(d, open(sys.argv[2], "w"), indent=1); print("wrote", sys.argv[2])' "$out/score.json" "eval/results/csr-fastapi-$slug.json"

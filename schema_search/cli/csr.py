@@ -134,13 +134,13 @@ def _print_summary(report) -> None:
     print(f"judge: {report.judge}" + (none if report.judge == "none" else ""))
     rows = [
         (
-            c.pipeline, c.cite, "all" if c.run is None else str(c.run), str(c.conversations), str(c.errors),
+            c.pipeline, c.cite, "all" if c.run is None else str(c.run), str(c.conversations), f"{c.errors}/{c.gave_up}",
             interval(c.csr), interval(c.gold_cited), pct(c.format_adherence), pct(c.presence), str(c.fabricated),
             str(c.retrieval_failures), pct(c.declined), f"{c.mean_searches:.1f}",
         )
         for c in report.configs
     ]
-    header = ("pipeline", "cite", "run", "n", "errors", "CSR [95% CI]", "gold cited", "format", "presence",
+    header = ("pipeline", "cite", "run", "n", "err/gave up", "CSR [95% CI]", "gold cited", "format", "presence",
               "fabricated", "retr. fail", "declined", "searches")  # fmt: skip
     print_table(header, rows)
     for c in report.comparisons:

@@ -63,10 +63,10 @@ def render(report: ScoreReport, generated_at: str | None = None) -> str:
 
 
 def _config_table(configs: list[ConfigSummary]) -> str:
-    header = ("pipeline", "cite", "run", "answers", "errors", "CSR [95% CI]", "gold cited", "format", "presence",
+    header = ("pipeline", "cite", "run", "conversations", "errors", "gave up", "CSR [95% CI]", "gold cited", "format", "presence",
               "other form only", "fabricated", "retrieval failures", "declined (out of docs)", "searches / answer")  # fmt: skip
     rows = [
-        (c.pipeline, c.cite, "all" if c.run is None else str(c.run), str(c.conversations), str(c.errors),
+        (c.pipeline, c.cite, "all" if c.run is None else str(c.run), str(c.conversations), str(c.errors), str(c.gave_up),
          _interval(c.csr), _interval(c.gold_cited), _pct(c.format_adherence), _pct(c.presence),
          _pct(c.other_format_only), f"{c.fabricated} ({c.fabricated_per_answer:.2f}/answer)",
          f"{c.retrieval_failures} of {c.in_docs}", _pct(c.declined), f"{c.mean_searches:.2f}")
@@ -112,6 +112,7 @@ def _conversation(c: ConversationScore) -> str:
         for t in c.tool_calls
     )
     error = f"<p><b>error:</b> {escape(c.error)}</p>" if c.error else ""
+    error += "<p><b>gave up:</b> every turn used, no answer</p>" if c.gave_up else ""
     return (
         f"<div class=conv id='{escape(c.question_id)}-{escape(c.pipeline)}-{escape(c.cite)}-{c.run}'>"
         f"<h3>{escape(c.question_id)}: {escape(c.question)}</h3>"

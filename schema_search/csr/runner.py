@@ -9,7 +9,8 @@ Both reach the tools through an MCP client session against ``schema-search mcp``
 a child process over stdio (one per citation style, started with ``--cite``), or a
 running streamable-HTTP server. Each finished conversation is appended to the
 transcript at once, and a re-run into the same directory skips what is already there
-(a failed conversation is tried again).
+(a conversation that failed, e.g. on a provider error, is tried again; an agent
+that gave up without answering has answered, with nothing).
 
 One session serves every conversation of a citation style, so server-side state
 (the citation ledger ``resolve_citations`` checks against) spans them; scoring never
@@ -180,7 +181,8 @@ async def _session(config, cite, work, out, complete, progress, offset, total) -
                 append(out, conversation)
                 conversations.append(conversation)
                 searches = sum(1 for t in conversation.tool_calls() if t.name == "search_docs")
-                status = f"error: {conversation.error}" if conversation.error else f"{searches} searches"
+                status = (f"error: {conversation.error}" if conversation.error
+                          else f"gave up after {config.max_turns} turns" if conversation.gave_up else f"{searches} searches")  # fmt: skip
                 progress(f"[{n}/{total}] {pipeline} / {cite} run {run_number} {question.id}: {status}, {conversation.seconds:.1f} s")
     return conversations
 
@@ -234,7 +236,8 @@ async def _agent(
                 continue
             result = await _call_tool(client, conversation, call["function"]["name"], arguments)
             conversation.messages.append(tool_reply(call, result.text))
-    conversation.error = f"no answer within {config.max_turns} model turns"
+    # Not an error: the user gets no answer, so it scores as one without citations (and is counted).
+    conversation.answer, conversation.gave_up = "", True
 
 
 async def _model(

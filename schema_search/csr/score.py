@@ -73,6 +73,7 @@ class ConversationScore(BaseModel):
     in_docs: bool
     answer: str
     error: str | None
+    gave_up: bool = False
     claims: list[str]
     mentions: list[MentionScore]
     searches: int
@@ -103,7 +104,8 @@ class ConfigSummary(BaseModel):
     cite: str
     run: int | None = Field(description="None: pooled over runs (per-question means).")
     conversations: int
-    errors: int
+    errors: int = Field(description="Conversations that failed (provider errors): counted here, scored nowhere.")
+    gave_up: int = Field(0, description="Agent conversations that used every turn without answering (scored as empty).")
     in_docs: int
     out_of_docs: int
     csr: Estimate | None = Field(description="None without a judge: unchecked claims never count as supported.")
@@ -190,7 +192,7 @@ def score_conversation(conversation: Conversation, judge: Judge) -> Conversation
     result = ConversationScore(
         question_id=conversation.question_id, question=conversation.question, pipeline=conversation.pipeline,
         cite=conversation.cite, run=conversation.run, in_docs=in_docs, answer=answer, error=conversation.error,
-        claims=[c.text for c in parts], mentions=scored,
+        gave_up=conversation.gave_up, claims=[c.text for c in parts], mentions=scored,
         searches=sum(1 for t in conversation.tool_calls() if t.name in SEARCH_TOOLS),
         gold=gold, retrieval_failure=failure, presence=bool(found),
         adherent=any(m.requested_form for m in scored),
@@ -294,7 +296,7 @@ def _sources(value: Any) -> Iterator[dict[str, str]]:
 
 
 def _summary(pipeline: str, cite: str, run: int | None, items: list[ConversationScore]) -> ConfigSummary:
-    answered = [s for s in items if s.error is None or s.answer]  # failures are counted as errors, nothing else
+    answered = [s for s in items if s.error is None]  # failures are counted as errors, nothing else
     inside = [s for s in answered if s.in_docs]
     outside = [s for s in answered if not s.in_docs]
     forms = Counter(m.form for s in items for m in s.mentions)
@@ -309,6 +311,7 @@ def _summary(pipeline: str, cite: str, run: int | None, items: list[Conversation
 
     return ConfigSummary(
         pipeline=pipeline, cite=cite, run=run, conversations=len(items), errors=sum(1 for s in items if s.error),
+        gave_up=sum(1 for s in items if s.gave_up),
         in_docs=len(inside), out_of_docs=len(outside), csr=estimate("csr"), gold_cited=estimate("gold_cited"),
         format_adherence=share([s.adherent for s in inside]), presence=share([s.presence for s in inside]),
         other_format_only=share([s.presence and not s.adherent for s in inside]),

@@ -52,7 +52,8 @@ class Conversation(BaseModel):
     messages: list[dict[str, Any]] = Field(default_factory=list)
     events: list[ModelCall | ToolCall] = Field(default_factory=list)
     answer: str | None = Field(None, description="The final answer; None when the conversation failed.")
-    error: str | None = None
+    error: str | None = Field(None, description="Why it failed (a provider error, say): not scored, retried on resume.")
+    gave_up: bool = Field(False, description="The agent used every turn without answering: an empty answer.")
     seconds: float = 0.0
 
     @property

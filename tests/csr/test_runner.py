@@ -89,13 +89,13 @@ def test_both_pipelines_and_styles_through_stdio_mcp_into_transcripts(stdio_env:
     assert [c.key for c in more] == [("refund", "agent", "ids", 2)]
 
 
-def test_a_model_that_never_answers_is_recorded_as_failed(stdio_env: Path, tmp_path: Path):
+def test_a_model_that_never_answers_has_given_up(stdio_env: Path, tmp_path: Path):
     def searches_forever(**kwargs):
         call = {"id": "c", "type": "function", "function": {"name": "search_docs", "arguments": '{"question": "refund"}'}}
         return reply(calls=[call])
 
     (c,) = run(QUESTIONS[:1], config(stdio_env, pipelines=["agent"], cites=["ids"], max_turns=2), tmp_path, searches_forever)
-    assert c.error == "no answer within 2 model turns" and c.answer is None
+    assert c.gave_up and c.answer == "" and c.error is None
     assert [e.kind for e in c.events] == ["model", "tool", "model", "tool"]
 
 
@@ -181,7 +181,8 @@ def test_a_failed_conversation_is_tried_again_on_resume_and_replaces_its_failure
     assert failed.error.startswith("Calling 'scripted' failed")
     with (tmp_path / "transcripts.jsonl").open("a") as f:
         f.write('{"question_id": "refund", "pipel')  # a crash mid-line
-    (retried,) = run(QUESTIONS[:1], cfg, tmp_path, scripted)
+    with pytest.warns(UserWarning, match="cut short"):
+        (retried,) = run(QUESTIONS[:1], cfg, tmp_path, scripted)
     assert retried.error is None
     with pytest.warns(UserWarning, match="cut short"):
         (only,) = transcript.read(tmp_path)

@@ -189,9 +189,17 @@ def test_a_url_citation_is_judged_chunk_by_chunk():
 
 
 def test_a_failed_conversation_is_an_error_not_lost_citations():
-    c = conversation("", error="no answer within 4 model turns")
+    c = conversation("", error="Calling 'x' failed: the provider is down.")
     c.answer = None
     s = score_conversation(c, JUDGE)
     assert s.csr is None and s.gold_cited is None and s.error
     summary = score([c], JUDGE).configs[0]
     assert summary.errors == 1 and summary.csr is None and summary.format_adherence is None
+
+
+def test_an_agent_that_gave_up_answered_nothing():
+    c = conversation("")
+    c.gave_up = True
+    s = score_conversation(c, JUDGE)
+    assert s.gave_up and s.csr == 0.0 and not s.presence
+    assert score([c], JUDGE).configs[0].gave_up == 1

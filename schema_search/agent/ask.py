@@ -37,6 +37,10 @@ class AgentFailed(SchemaSearchError):
     title = "The agent did not produce valid SQL"
 
 
+class ContextTooLong(AgentFailed):
+    """The conversation no longer fits the model's context window."""
+
+
 class ModelNotReady(SchemaSearchError):
     status = 400
     title = "The model cannot be called"
@@ -232,6 +236,8 @@ def litellm_complete(model: str, api_base: str | None = None) -> Complete:
                 f"The provider refused the key for {model!r}: {first_line(error)}",
                 hint="Check the API key in the environment, or pick another model with --model.",
             ) from None
+        except litellm.ContextWindowExceededError as error:
+            raise ContextTooLong(f"The conversation outgrew {model!r}'s context: {first_line(error)}") from None
         except openai.OpenAIError as error:  # the base of every litellm provider error
             raise AgentFailed(
                 f"Calling {model!r} failed: {first_line(error)}",

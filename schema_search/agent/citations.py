@@ -29,7 +29,7 @@ SourceKind = Literal["table", "document"]
 ID = r"[ST][0-9a-fA-F]{2,16}"
 # "[T3fa21c]" or "[T3fa21c, S1b2c3d]": one bracket may cite several IDs.
 CITATION = re.compile(rf"\[\s*({ID}(?:\s*[,;]\s*{ID})*)\s*\]")
-URL = re.compile(r"https?://[^\s<>\[\]()\"'`]+")
+URL = re.compile(r"https?://[^\s<>\[\]()\"'`\u3000-\u303f\uff00-\uffef]+")  # CJK punctuation ends a URL
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
 
     pipelines = _choices(args.pipeline, PIPELINES, "--pipeline")
     cites = _choices(args.cite, CITES, "--cite")
-    if min(args.runs, args.k, args.max_turns, args.limit or 1) < 1:
+    if min(args.runs, args.k, args.max_turns, 1 if args.limit is None else args.limit) < 1:
         raise InvalidInput("--runs, --limit, -k and --max-turns must be at least 1.", hint="e.g. --runs 3")
     questions = load_questions(args.questions, args.limit)
     complete = litellm_complete(args.model, args.api_base)  # a missing key fails here, before any server starts

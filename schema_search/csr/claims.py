@@ -19,7 +19,7 @@ _END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 # ... but not after an abbreviation or a list number: "e.g. [S1]" and "1. Install" go on.
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp)\.|^\s*\d+\.)$", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_SOURCES = re.compile(r"^(?:sources?|references?|citations?|see also|refs?)\s*:?$", re.IGNORECASE)
+_SOURCES = re.compile(r"^[\s*_#>]*(?:sources?|references?|citations?|see also|refs?)[\s*_:,;.]*$", re.IGNORECASE)
 # Declining means saying the documents do not answer it; the patterns name the documents
 # (or the asker's question) so "nothing in the way" or "no relevant limit" is not a decline.
 _DOCS = r"(?:docs|documentation|documents?|passages?|sources?|provided (?:text|context|material)|context|search results?)"
@@ -58,9 +58,13 @@ def claims(answer: str, found: list[Mention]) -> list[Claim]:
     [('Use the middleware for it.', False), ('Sources:', True)]
     """
     result: list[Claim] = []
-    for start, end in _pieces(answer):
+    for start, end in _pieces(answer, found):
         inside = [m for m in found if start <= m.start < end]
         text = _without_mentions(answer[start:end], start, inside)
+        bare = _without_mentions(answer[start:end], start, inside, labels=False)
+        if inside and result and result[-1].sources_list and not re.search(r"\w", bare):
+            result[-1].mentions.extend(inside)  # "- [CORS](https://...)" under "Sources:"
+            continue
         first_word = _first_word(answer, start, end, inside)
         leading = [m for m in inside if m.start < first_word]
         if leading and result:  # "... first sentence. [S1] Second sentence": S1 cites the first
@@ -85,14 +89,16 @@ def declines(answer: str) -> bool:
     return bool(_DECLINE.search(answer))
 
 
-def _pieces(answer: str) -> list[tuple[int, int]]:
-    """Sentence spans, an abbreviation's full stop not ending one."""
+def _pieces(answer: str, found: list[Mention]) -> list[tuple[int, int]]:
+    """Sentence spans; an abbreviation's full stop, or one inside a citation ("[Step 1. Install](url)"), ends none."""
     spans: list[tuple[int, int]] = []
     position = 0
     for boundary in [*_END.finditer(answer), None]:
         end = boundary.start() if boundary else len(answer)
-        if boundary is not None and _ABBREVIATION.search(answer[position:end]):
-            continue  # the sentence goes on past "e.g."
+        if boundary is not None and (
+            _ABBREVIATION.search(answer[position:end]) or any(m.start < end < m.end for m in found)
+        ):
+            continue  # the sentence goes on
         if end > position:
             spans.append((position, end))
         position = boundary.end() if boundary else end
@@ -115,10 +121,11 @@ def _first_word(answer: str, start: int, end: int, inside: list[Mention]) -> int
     return start + cursor + word.start() if word else end
 
 
-def _without_mentions(piece: str, offset: int, inside: list[Mention]) -> str:
+def _without_mentions(piece: str, offset: int, inside: list[Mention], labels: bool = True) -> str:
     text = piece
     for mention in sorted({(m.start, m.end, m.label) for m in inside}, reverse=True):
         a, b, label = mention[0] - offset, mention[1] - offset, mention[2]
-        text = text[:a] + label + text[b:]
+        text = text[:a] + (label if labels else "") + text[b:]
     text = re.sub(r"[(\[]\s*(?:see|source|sources)?\s*[)\]]", "", text, flags=re.IGNORECASE)  # what held a citation
+    text = re.sub(r"(?<![\w*_~])[*_~]{2,3}(?![\w*_~])|[,;]+(?=\s*(?:[.,;]|$))", "", text)  # emphasis and commas it leaves
     return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_BULLET.sub("", text).split()))

@@ -13,18 +13,18 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-from ..agent.citations import ID
 
 Form = Literal["id", "bracket_url", "markdown", "source_label", "bare_url", "bare_id"]
 FORMS: tuple[Form, ...] = ("id", "bracket_url", "markdown", "source_label", "bare_url", "bare_id")
 # The form each citation style asks for.
 REQUESTED: dict[str, Form] = {"ids": "id", "urls": "bracket_url"}
 
-# Our IDs as written, lower case too (a model may lower-case a copied ID); six or more
-# hex digits for lower case, so a word in brackets ("[sad]") is not an ID.
-_ANY_ID = rf"(?:{ID}|s[0-9a-fA-F]{{6,16}})"
-# A URL may hold balanced parentheses (…/Foo_(bar)); a closing one without its pair ends it.
-_URL = r"https?://(?:[^\s()<>\[\]\"'`]|\([^\s()<>\[\]]*\))+"
+# A passage ID as written, lower case too (a model may lower-case a copied ID), cut short
+# or padded; four or more hex digits, so a word in brackets ("[Seed]", "[Tab]") is not one.
+_ANY_ID = r"[Ss][0-9a-fA-F]{4,16}"
+# A URL may hold balanced parentheses (…/Foo_(bar)); a closing one without its pair ends it,
+# and so does CJK punctuation ("详见https://x.dev/a。").
+_URL = r"https?://(?:[^\s()<>\[\]\"'`\u3000-\u303f\uff00-\uffef]|\([^\s()<>\[\]]*\))+"
 _PART = rf"(?:{_URL}|{_ANY_ID})"
 _MARKDOWN = re.compile(rf"\[([^\]\n]{{0,300}})\]\(\s*({_URL})(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _LABEL = re.compile(
@@ -36,7 +36,7 @@ _BRACKET = re.compile(rf"\[\s*({_PART}(?:\s*[,;]\s*{_PART})*)\s*\]")
 _BARE_URL = re.compile(_URL)
 _BARE_ID = re.compile(rf"(?<![\w\[])({_ANY_ID})(?![\w\]])")
 _CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
-_TRAILING = ".,;:!?'\""
+_TRAILING = ".,;:!?'\"*~"  # sentence punctuation, and markdown emphasis (**https://...**)
 
 
 @dataclass(frozen=True)

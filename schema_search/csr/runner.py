@@ -32,8 +32,9 @@ import anyio.to_thread
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-from ..agent.ask import AgentFailed, Complete, ModelNotReady
+from ..agent.ask import AgentFailed, Complete, ContextTooLong, ModelNotReady
 from ..agent.doc_tools import EXAMPLE_ID, EXAMPLE_URL
 from ..agent.loop import assistant_message, function_spec, tool_arguments, tool_reply
 from ..errors import InvalidInput, SchemaSearchError, first_line
@@ -160,6 +161,11 @@ class ServerUnreachable(SchemaSearchError):
     title = "The MCP server could not be reached"
 
 
+class ToolTimedOut(SchemaSearchError):
+    status = 504
+    title = "A tool call timed out"
+
+
 async def _session(config, cite, work, out, complete, progress, offset, total) -> list[Conversation]:
     """One MCP session (one server, one citation style) for ``work``: (run, question, pipeline) triples."""
     server = config.server(cite)
@@ -196,9 +202,11 @@ async def _converse(
             await _single_shot(client, config, conversation, complete)
         else:
             await _agent(client, config, conversation, tools, complete)
-    except AgentFailed as error:  # one failed call is a result, not the end of the run
+    except ContextTooLong:  # the model's conversation outgrew its context: it gave up, like running out of turns
+        conversation.answer, conversation.gave_up = "", True
+    except (AgentFailed, ToolTimedOut) as error:  # one failed call is a failure, not the end of the run
         conversation.error = error.detail
-    except (ModelNotReady, InvalidInput, anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+    except (ModelNotReady, InvalidInput, ServerUnreachable):
         raise  # no key, a wrong setup, or the server gone: every later conversation would fail the same way
     except Exception as error:  # anything else odd in one conversation (a malformed reply, a timeout) is its result
         conversation.error = f"{type(error).__name__}: {first_line(error)}"
@@ -267,7 +275,15 @@ async def _call_tool(client: Client, conversation: Conversation, name: str, argu
             name=name, arguments=arguments, text=text, structured=result.structured_content,
             is_error=bool(result.is_error), seconds=round(time.perf_counter() - started, 3),
         )  # fmt: skip
-    except MCPError as error:  # a protocol-level refusal (unknown tool, bad arguments) is the model's to read
+    except MCPError as error:
+        if error.code == CONNECTION_CLOSED:  # the server is gone: no later conversation can run either
+            raise ServerUnreachable(
+                f"The MCP server closed the connection during {name}: {error.message}",
+                hint="See server.log in the --out folder; re-running resumes where this stopped.",
+            ) from None
+        if error.code == REQUEST_TIMEOUT:
+            raise ToolTimedOut(f"{name} did not answer in time: {error.message}") from None
+        # Otherwise a protocol-level refusal (unknown tool, bad arguments): the model's to read.
         event = ToolCall(name=name, arguments=arguments, text=f"Error: {error}", is_error=True,
                          seconds=round(time.perf_counter() - started, 3))  # fmt: skip
     conversation.events.append(event)

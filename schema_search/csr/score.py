@@ -280,7 +280,7 @@ def _headed_sources(text: str) -> list[dict[str, str]]:
 
 
 def _clean_url(url: str) -> str:
-    return url.rstrip(".,;:!?")
+    return url.rstrip(".,;:!?*~")
 
 
 def _sources(value: Any) -> Iterator[dict[str, str]]:
@@ -299,8 +299,8 @@ def _summary(pipeline: str, cite: str, run: int | None, items: list[Conversation
     answered = [s for s in items if s.error is None]  # failures are counted as errors, nothing else
     inside = [s for s in answered if s.in_docs]
     outside = [s for s in answered if not s.in_docs]
-    forms = Counter(m.form for s in items for m in s.mentions)
-    verdicts = Counter(m.verdict or "fabricated" for s in items for m in s.mentions)
+    forms = Counter(m.form for s in answered for m in s.mentions)
+    verdicts = Counter(m.verdict or "fabricated" for s in answered for m in s.mentions)
 
     def share(values: list[bool]) -> float | None:
         return fmean(values) if values else None
@@ -316,11 +316,11 @@ def _summary(pipeline: str, cite: str, run: int | None, items: list[Conversation
         format_adherence=share([s.adherent for s in inside]), presence=share([s.presence for s in inside]),
         other_format_only=share([s.presence and not s.adherent for s in inside]),
         mentions_by_form={f: forms[f] for f in FORMS if forms[f]},
-        fabricated=sum(len(s.fabricated) for s in items),
-        fabricated_per_answer=fmean(len(s.fabricated) for s in items) if items else 0.0,
+        fabricated=sum(len(s.fabricated) for s in answered),
+        fabricated_per_answer=fmean(len(s.fabricated) for s in answered) if answered else 0.0,
         retrieval_failures=sum(1 for s in inside if s.retrieval_failure),
         declined=share([bool(s.declined) for s in outside]),
-        mean_searches=fmean(s.searches for s in items) if items else 0.0,
+        mean_searches=fmean(s.searches for s in answered) if answered else 0.0,
         verdicts=dict(verdicts),
     )  # fmt: skip
 

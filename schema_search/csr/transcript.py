@@ -88,14 +88,15 @@ def read(directory: Path) -> list[Conversation]:
             f"No transcript at {str(path)!r}.", hint="Give the --out directory of `schema-search csr run`."
         )
     conversations: dict[tuple[str, str, str, int], Conversation] = {}
-    lines = path.read_text(encoding="utf-8").splitlines()
+    # A line cut mid-character must not make the whole file unreadable: decode line by line.
+    lines = [raw.decode("utf-8", errors="replace") for raw in path.read_bytes().splitlines()]
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             conversation = Conversation.model_validate_json(line)
         except ValidationError as error:
-            if not line.rstrip().endswith("}"):
+            if not line.rstrip().endswith("}") or any("EOF" in e["msg"] for e in error.errors()):
                 warnings.warn(f"{path}:{number} is cut short (a run was interrupted while writing it); skipped.")
                 continue
             raise InvalidInput(

@@ -187,3 +187,37 @@ def test_a_failed_conversation_is_tried_again_on_resume_and_replaces_its_failure
     with pytest.warns(UserWarning, match="cut short"):
         (only,) = transcript.read(tmp_path)
     assert only.error is None and only.answer
+
+
+def test_a_server_that_dies_stops_the_run_instead_of_feeding_errors_to_the_model(stdio_env: Path, tmp_path: Path):
+    import os
+    import signal
+
+    from schema_search.csr.runner import ServerUnreachable
+
+    def kill_the_server(**kwargs):
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"schema_search.cli" in cmdline and str(stdio_env).encode() in cmdline:
+                os.kill(int(pid), signal.SIGKILL)
+        call = {"id": "c", "type": "function", "function": {"name": "search_docs", "arguments": '{"question": "refund"}'}}
+        return reply(calls=[call])
+
+    with pytest.raises(ServerUnreachable, match="closed the connection"):
+        run(QUESTIONS[:1], config(stdio_env, pipelines=["agent"], cites=["ids"]), tmp_path, kill_the_server)
+    assert not (tmp_path / "transcripts.jsonl").exists()  # nothing half-answered was kept
+
+
+def test_a_conversation_outgrowing_the_context_has_given_up(stdio_env: Path, tmp_path: Path):
+    from schema_search.agent.ask import ContextTooLong
+
+    def too_long(**kwargs):
+        if any(m["role"] == "tool" for m in kwargs["messages"]):
+            raise ContextTooLong("The conversation outgrew 'scripted''s context.")
+        return scripted(**kwargs)
+
+    (c,) = run(QUESTIONS[:1], config(stdio_env, pipelines=["agent"], cites=["ids"]), tmp_path, too_long)
+    assert c.gave_up and c.answer == "" and c.error is None

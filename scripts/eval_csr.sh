@@ -2,7 +2,7 @@
 # Citation survival on the FastAPI docs: `csr run` then `csr score` (judged by the same model
 # unless JUDGE=none|nli|MODEL), figures into eval/results/csr-fastapi-MODEL.json and the HTML report
 # beside the transcripts. By default the embedded model (no key, offline):
-# 20 questions (4 off-topic) x 2 pipelines x 2 citation styles x 2 runs, about 45 minutes on 2 cores.
+# 20 questions (4 off-topic) x 2 pipelines x 2 citation styles x 3 runs, 45 minutes on 2 cores.
 # Another model the same way: MODEL=gpt-4o-mini RUNS=3 LIMIT=30 bash scripts/eval_csr.sh
 # The corpus is indexed into ./.eval_work/csr the first time (about 6 minutes), then reused;
 # transcripts go to ./.eval_work/csr-runs/ and an interrupted run resumes where it stopped.
@@ -18,7 +18,7 @@ export SCHEMA_SEARCH_HOME=$W/csr
 ss=.venv/bin/schema-search
 $ss corpora | grep -q '^fastapi ' || $ss docs index "$D/fastapi" --corpus fastapi
 out=$W/csr-runs/fastapi-$slug
-$ss csr run eval/csr/fastapi.jsonl --corpus fastapi --model "$MODEL" --limit "${LIMIT:-20}" --runs "${RUNS:-2}" \
+$ss csr run eval/csr/fastapi.jsonl --corpus fastapi --model "$MODEL" --limit "${LIMIT:-20}" --runs "${RUNS:-3}" \
     --max-turns "${MAX_TURNS:-4}" --out "$out"
 # Every answer with its citations, claims and tool calls (~1 MB each) stays beside the transcripts;
 # the figures (configurations and comparisons) go to eval/results/.

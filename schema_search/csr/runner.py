@@ -148,9 +148,8 @@ def _cause(group: BaseExceptionGroup, server: StdioServerParameters | str) -> Ba
     ours = [e for e in leaves if isinstance(e, SchemaSearchError)]
     if ours:
         return ours[0]
-    where = server if isinstance(server, str) else " ".join([server.command, *server.args])
     return ServerUnreachable(
-        f"The MCP session with {where} failed: {first_line(leaves[0]) if leaves else group}",
+        f"The MCP session with {_name(server)} failed: {first_line(leaves[0]) if leaves else group}",
         hint="For --mcp-url, start `schema-search mcp --transport http --corpus NAME` first; for stdio, "
         "see server.log in the --out folder.",
     )
@@ -166,10 +165,18 @@ class ToolTimedOut(SchemaSearchError):
     title = "A tool call timed out"
 
 
-async def _session(config, cite, work, out, complete, progress, offset, total) -> list[Conversation]:
+async def _session(
+    config: RunConfig,
+    cite: Cite,
+    work: list[tuple[int, Question, Pipeline]],
+    out: Path,
+    complete: Complete,
+    progress: Callable[[str], None],
+    offset: int,
+    total: int,
+) -> list[Conversation]:
     """One MCP session (one server, one citation style) for ``work``: (run, question, pipeline) triples."""
-    server = config.server(cite)
-    name = server if isinstance(server, str) else " ".join([server.command, *server.args])
+    server, name = config.server(cite), _name(config.server(cite))
     conversations = []
     # The server's own messages (and any traceback) go to a log beside the transcript, not over the progress lines.
     with (out / "server.log").open("a", encoding="utf-8") as log:
@@ -294,6 +301,11 @@ async def _call_tool(client: Client, conversation: Conversation, name: str, argu
             hint=f"Start the server with `schema-search mcp --cite {conversation.cite} ...`, or run with --cite {shown}.",
         )
     return event
+
+
+def _name(server: StdioServerParameters | str) -> str:
+    """The server as a transcript names it: its URL, or its stdio command line."""
+    return server if isinstance(server, str) else " ".join([server.command, *server.args])
 
 
 def _spec(tool: Any) -> dict[str, Any]:

@@ -221,8 +221,8 @@ def litellm_complete(model: str, api_base: str | None = None) -> Complete:
                 hint=(
                     f"export {missing[0]}=..., or pick a model you have a key for with --model "
                     "(e.g. gpt-4o-mini with OPENAI_API_KEY, anthropic/claude-3-5-haiku-latest with "
-                    "ANTHROPIC_API_KEY), or a local OpenAI-compatible server with --model openai/NAME "
-                    "--api-base http://127.0.0.1:PORT/v1."
+                    "ANTHROPIC_API_KEY), a local OpenAI-compatible server with --model openai/NAME "
+                    "--api-base http://127.0.0.1:PORT/v1, or the embedded model with --model local/smollm2 (no key)."
                 ),
             )
 

@@ -86,7 +86,7 @@ def mentions(text: str, shown_ids: Iterable[str] = ()) -> list[Mention]:
             label = match.group(1) if pattern is _MARKDOWN else ""
             for target in re.split(r"\s*[,;]\s*", match.group(group).strip()):
                 if target:
-                    found.append(Mention(form_of(target), _clean(target), match.start(), match.end(), label))
+                    found.append(Mention(form_of(target), clean(target), match.start(), match.end(), label))
 
     add(_MARKDOWN, 2, lambda t: "markdown")
     add(_LABEL, 1, lambda t: "source_label")
@@ -99,7 +99,12 @@ def mentions(text: str, shown_ids: Iterable[str] = ()) -> list[Mention]:
     return sorted(found, key=lambda m: m.start)
 
 
-def _clean(target: str) -> str:
+def clean(target: str) -> str:
+    """A cited ID or URL without what the sentence put around it: trailing punctuation, emphasis, a closing parenthesis.
+
+    >>> clean("https://x.dev/a)."), clean("https://x.dev/Foo_(bar)"), clean(" S3fa21c ")
+    ('https://x.dev/a', 'https://x.dev/Foo_(bar)', 'S3fa21c')
+    """
     target = target.strip()
     if "://" not in target:
         return target

@@ -176,7 +176,8 @@ async def _session(
     total: int,
 ) -> list[Conversation]:
     """One MCP session (one server, one citation style) for ``work``: (run, question, pipeline) triples."""
-    server, name = config.server(cite), _name(config.server(cite))
+    server = config.server(cite)
+    name = _name(server)
     conversations = []
     # The server's own messages (and any traceback) go to a log beside the transcript, not over the progress lines.
     with (out / "server.log").open("a", encoding="utf-8") as log:

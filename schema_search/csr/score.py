@@ -24,7 +24,7 @@ from ..agent.citations import URL, page
 from ..agent.doc_tools import EXAMPLE_URL
 from .claims import Claim, claims, declines
 from .judge import Judge, Verdict
-from .mentions import FORMS, REQUESTED, Form, mentions
+from .mentions import FORMS, REQUESTED, Form, clean, mentions
 from .stats import Interval, bootstrap, compare
 from .transcript import Conversation
 
@@ -254,7 +254,7 @@ class _Seen:
                 for key in (source["url"], page(source["url"])):
                     self.by_url.setdefault(key, []).append(source.get("text", ""))
                 self.retrieved.add(page(source["url"]))
-            self.shown_pages.update(page(_clean_url(u)) for u in URL.findall(call.text))
+            self.shown_pages.update(page(clean(u)) for u in URL.findall(call.text))
         # The URL notice's own example is in every result: copying it cites nothing that was given.
         if page(EXAMPLE_URL) not in self.retrieved:
             self.shown_pages.discard(page(EXAMPLE_URL))
@@ -276,11 +276,7 @@ class _Seen:
 
 def _headed_sources(text: str) -> list[dict[str, str]]:
     """Sources read from a result's heading lines (``[S3fa21c] Title - URL``), for servers that send no structured content."""
-    return [{"source_id": m.group(1), "url": _clean_url(m.group(2)), "text": ""} for m in _HEADING.finditer(text)]
-
-
-def _clean_url(url: str) -> str:
-    return url.rstrip(".,;:!?*~")
+    return [{"source_id": m.group(1), "url": clean(m.group(2)), "text": ""} for m in _HEADING.finditer(text)]
 
 
 def _sources(value: Any) -> Iterator[dict[str, str]]:

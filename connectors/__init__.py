@@ -3,7 +3,9 @@
 Each connector is a module with two functions:
 
 * ``matches(source: str) -> bool``: whether this connector reads ``source``;
-* ``introspect(source: str, *, catalog: str, dialect: str | None, db: str | None) -> Catalog``.
+* ``introspect(source: str, *, catalog: str, dialect: str | None, db: str | None, progress) -> Catalog``;
+  ``progress`` (``(items, label) -> items``, or None) wraps the slow part (statements
+  parsed, schemas read) so a progress bar moves.
 
 :func:`introspect` asks them in order and uses the first that matches. Connectors
 only read: none of them writes to the source.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from schema_search.core.build import Progress
 from schema_search.errors import SourceError
 from schema_search.tables.catalog import Catalog
 
@@ -33,7 +36,9 @@ def shown(source: str) -> str:
     return source
 
 
-def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str | None = None) -> Catalog:
+def introspect(
+    source: str, *, catalog: str, dialect: str | None = None, db: str | None = None, progress: Progress | None = None
+) -> Catalog:
     """Read ``source`` with the first connector that accepts it.
 
     Raises:
@@ -41,7 +46,7 @@ def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str
     """
     for connector in CONNECTORS:
         if connector.matches(source):
-            return connector.introspect(source, catalog=catalog, dialect=dialect, db=db)
+            return connector.introspect(source, catalog=catalog, dialect=dialect, db=db, progress=progress)
     raise SourceError(
         f"Don't know how to read schema source {source!r}.",
         hint=(

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from schema_search.core.build import Progress
 from schema_search.errors import SourceError
 from schema_search.tables.catalog import Catalog, Column, ForeignKey, Table, table_id
 
@@ -22,12 +23,15 @@ def matches(source: str) -> bool:
     return path.name == FILENAME or path.suffix == ".jsonl" or (path.is_dir() and (path / FILENAME).is_file())
 
 
-def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str | None = None) -> Catalog:
+def introspect(
+    source: str, *, catalog: str, dialect: str | None = None, db: str | None = None, progress: Progress | None = None
+) -> Catalog:
     paths = [_schemas_file(Path(s)) for s in source.split(",")] if "," in source else [_schemas_file(Path(source))]
     tables: list[Table] = []
     db_ids: list[str] = []
     for path in paths:
-        for record in records(path):
+        databases = list(records(path))
+        for record in progress(databases, "reading databases") if progress else databases:
             db_ids.append(record["db_id"])
             if db is None or record["db_id"].lower() == db.lower():
                 tables.extend(database_tables(record))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sqlglot.dialects.dialect import Dialects
 
+from schema_search.core.build import Progress
 from schema_search.errors import SourceError
 from schema_search.tables.catalog import Catalog
 
@@ -41,7 +42,9 @@ def matches(source: str) -> bool:
     return path.is_dir() and bool(_ddl_files(path))
 
 
-def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str | None = None) -> Catalog:
+def introspect(
+    source: str, *, catalog: str, dialect: str | None = None, db: str | None = None, progress: Progress | None = None
+) -> Catalog:
     """Read the DDL file or folder ``source`` into a catalog named ``catalog``.
 
     Args:
@@ -49,6 +52,7 @@ def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str
         catalog: the catalog's name.
         dialect: the sqlglot dialect of every file; by default inferred per file.
         db: keep only the tables of this schema.
+        progress: wraps the statements while they are parsed.
 
     Raises:
         SourceError: a missing, empty or unreadable file, an unknown dialect, a
@@ -59,7 +63,7 @@ def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str
     scripts = [Script(p.name, _read(p), chosen if chosen is not None else dialect_from_name(p.name)) for p in paths]
     if len(scripts) == 1 and not scripts[0].text.strip():
         raise SourceError(f"DDL file {paths[0]} is empty.", hint="Give a file with CREATE TABLE statements.")
-    return _catalog(scripts, name=catalog, files=[str(p) for p in paths], db=db)
+    return _catalog(scripts, name=catalog, files=[str(p) for p in paths], db=db, progress=progress)
 
 
 def catalog_from_ddl(text: str, *, catalog: str, dialect: str | None, source_name: str = "<ddl>") -> Catalog:
@@ -107,8 +111,10 @@ def dialect_from_name(file_name: str) -> str:
     return key if key in DIALECTS else ""
 
 
-def _catalog(scripts: list[Script], *, name: str, files: list[str], db: str | None) -> Catalog:
-    result = read_ddl(scripts)
+def _catalog(
+    scripts: list[Script], *, name: str, files: list[str], db: str | None, progress: Progress | None = None
+) -> Catalog:
+    result = read_ddl(scripts, progress)
     if not result.tables:
         raise _nothing_read(scripts, result)
     tables = result.tables

@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote
 from sqlalchemy import URL, Engine, create_engine, inspect, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
+from schema_search.core.build import Progress
 from schema_search.errors import SourceError
 from schema_search.tables.catalog import Catalog, Table
 
@@ -65,7 +66,9 @@ def matches(source: str) -> bool:
     return True
 
 
-def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str | None = None) -> Catalog:
+def introspect(
+    source: str, *, catalog: str, dialect: str | None = None, db: str | None = None, progress: Progress | None = None
+) -> Catalog:
     """Read the tables, views, keys and comments of the database at ``source``.
 
     Args:
@@ -76,6 +79,7 @@ def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str
             schema that is not the database's own (PostgreSQL: all but ``pg_*`` and
             ``information_schema``; SQLite: ``main``; DuckDB: ``main`` and the other
             user schemas; MySQL: the database the URL names).
+        progress: wraps the schemas while their tables are read.
 
     Raises:
         SourceError: the URL is malformed or names an unknown driver, the database
@@ -86,7 +90,7 @@ def introspect(source: str, *, catalog: str, dialect: str | None = None, db: str
     shown = _redacted(make_url(source))  # as given: the engine's URL may be rewritten
     try:
         _check_connection(engine, shown)
-        schemas, tables = _read(engine, db, shown)
+        schemas, tables = _read(engine, db, shown, progress)
     except SQLAlchemyError as error:
         raise SourceError(
             f"Could not read the schema of {shown}: {_reason(error, engine.url)}",
@@ -200,12 +204,16 @@ def _check_connection(engine: Engine, shown: str) -> None:
         raise SourceError(f"Could not connect to {shown}: {reason}", hint=hint) from None
 
 
-def _read(engine: Engine, db: str | None, shown: str) -> tuple[list[str], list[Table]]:
+def _read(engine: Engine, db: str | None, shown: str, progress: Progress | None) -> tuple[list[str], list[Table]]:
     """The schemas chosen and their tables."""
+
+    def each(schemas: list[str]):
+        return progress(schemas, "reading schemas") if progress else schemas
+
     if engine.dialect.name == "duckdb":
         with engine.connect() as connection:
             schemas = _chosen(db, duckdb_tables.schemas(connection), shown)
-            return schemas, [t for s in schemas for t in duckdb_tables.schema_tables(connection, s)]
+            return schemas, [t for s in each(schemas) for t in duckdb_tables.schema_tables(connection, s)]
     inspector = inspect(engine)
     if db is None and engine.dialect.name in ("mysql", "mariadb") and engine.url.database:
         # MySQL's schemas are its databases; the one in the URL is the one meant.
@@ -213,7 +221,7 @@ def _read(engine: Engine, db: str | None, shown: str) -> tuple[list[str], list[T
     else:
         known = inspector_tables.schemas(inspector)
     schemas = _chosen(db, known, shown)
-    return schemas, [t for s in schemas for t in inspector_tables.schema_tables(inspector, s)]
+    return schemas, [t for s in each(schemas) for t in inspector_tables.schema_tables(inspector, s)]
 
 
 def _chosen(db: str | None, known: list[str], shown: str) -> list[str]:

@@ -23,7 +23,7 @@ from schema_search.core.index import open_index
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
-from .bench_latency import percentiles
+from .speed.machine import percentiles
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "docs_corpora"
 QUESTIONS = Path(__file__).resolve().parent / "docs_questions"

@@ -9,10 +9,13 @@ down.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .core.embedders import default_model_cache
 
 
 def _default_home() -> Path:
@@ -44,7 +47,19 @@ class Settings(BaseSettings):
         ),
     )
     embedding_threads: int | None = Field(
-        None, ge=1, description="CPU threads for the embedding model (default: torch's choice)."
+        None, ge=1, description="CPU threads for the embedding model (default: every core)."
+    )
+    embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
+        "onnx",
+        description=(
+            "What runs the embedding model: `onnx` (ONNX Runtime, the same vectors as torch, ~2x faster), "
+            "`onnx-int8` (int8 weights, ~2x faster again, recall within half a point either way) or "
+            "`torch` (sentence-transformers)."
+        ),
+    )
+    model_cache: Path = Field(
+        default_factory=default_model_cache,
+        description="Folder for the ONNX files exported from the shipped model, once per machine.",
     )
     scale_by_coverage: bool = Field(
         True,
@@ -125,6 +140,9 @@ class Settings(BaseSettings):
     )
     host: str = Field("127.0.0.1", description="Address `schema-search serve` listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port `schema-search serve` listens on.")
+    workers: int | None = Field(
+        None, ge=1, description="Worker processes of `schema-search serve` (default: one per core, at most 4)."
+    )
     mcp_port: int = Field(
         8001, ge=1, le=65535, description="Port `schema-search mcp --transport http` listens on (path /mcp)."
     )

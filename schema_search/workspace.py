@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from .core.build import Progress, write_indexes
-from .core.dense import DenseIndex, Embedder, shared_embedder
+from .core.dense import DenseIndex
+from .core.embedders import Embedder, shared_embedder
 from .core.kind import ItemKind
 from .core.store import Generation, Shelf, Store, check_name
 from .docs import results
@@ -57,7 +58,8 @@ class Workspace:
 
     def embedder(self) -> Embedder:
         """The embedding model, loaded on first use and shared by the process."""
-        return shared_embedder(self.settings.embedding_threads)
+        s = self.settings
+        return shared_embedder(s.embedding_backend, s.model_cache, s.embedding_threads)
 
     # -- catalogs: writing ---------------------------------------------------------
 
@@ -74,7 +76,8 @@ class Workspace:
         import connectors  # the connectors package imports drivers: load it only to index
 
         check_name(catalog)
-        return self.index_catalog(connectors.introspect(source, catalog=catalog, dialect=dialect, db=db), progress)
+        read = connectors.introspect(source, catalog=catalog, dialect=dialect, db=db, progress=progress)
+        return self.index_catalog(read, progress)
 
     def index_catalog(self, catalog: Catalog, progress: Progress | None = None) -> IndexResult:
         """Index an introspected catalog as a new generation and swap it in.

@@ -8,7 +8,7 @@
 # transcripts go to ./.eval_work/csr-runs/ and an interrupted run resumes where it stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh >/dev/null
+EXTRAS=local-llm bash scripts/setup.sh >/dev/null
 D=${DOCS_CORPORA:-../shared/docs_corpora}
 W=${EVAL_WORK:-.eval_work}
 MODEL=${MODEL:-local/smollm2}

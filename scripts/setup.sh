@@ -12,16 +12,18 @@ if [[ ! -x .venv/bin/python ]]; then
     "$PYTHON" -m venv .venv
 fi
 
+# EXTRAS: the optional dependency groups to add (comma-separated): the quick start needs
+# none; the tests need `test` and `local-llm` (the embedded LLM's runtime, which pip
+# compiles once, ~6 min on 2 cores, and keeps in its cache).
+extras=${EXTRAS-}
 stamp=.venv/.installed
-wanted=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)
+wanted=$( (cat pyproject.toml scripts/setup.sh; echo "$extras") | sha256sum | cut -c1-16)
 if [[ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]]; then
-    echo "Installing schema_search and its dependencies into .venv..." >&2
-    if ! .venv/bin/python -c "import llama_cpp" 2>/dev/null; then
-        # The embedded description model's runtime has no wheel on PyPI: pip compiles it
-        # once (~6 min on 2 cores) and reuses the built wheel from its cache afterwards.
+    echo "Installing schema_search${extras:+ [$extras]} and its dependencies into .venv..." >&2
+    if [[ ",$extras," == *",local-llm,"* ]] && ! .venv/bin/python -c "import llama_cpp" 2>/dev/null; then
         echo "  (first time: compiling llama-cpp-python, ~6 min on 2 cores)" >&2
     fi
     .venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
-    .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras:+[$extras]}"
     echo "$wanted" >"$stamp"
 fi

@@ -48,6 +48,14 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
     workspace = Workspace(settings)
     workspace.searcher(args.catalog)  # an unknown catalog fails before the model loads
     describer = litellm_describer(settings, args.model)
+    if describer.model.startswith("local/"):
+        from ..llm import runtime
+
+        try:  # before the progress bar, so pip's output has the terminal to itself
+            runtime.ensure()
+        except runtime.RuntimeMissing as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     print(f"Describing catalog {args.catalog!r} with {describer.model} ...", file=sys.stderr)
     run = describe_and_index(
         workspace, args.catalog, describer, only=args.only, concurrency=args.concurrency, progress=_progress

@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the HTTP API (catalogs and corpora)")
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
+    serve.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: SCHEMA_SEARCH_WORKERS, else one per core)"
+    )
     serve.set_defaults(run=_serve)
 
     describe.add_commands(commands)
@@ -60,12 +63,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
-    import uvicorn
+    from ..http.serve import serve
 
-    from ..http import create_app
-
-    host = args.host or settings.host
-    port = args.port or settings.port
-    print(f"Serving catalogs and corpora from {settings.home} on http://{host}:{port} (docs at /docs)", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    serve(settings, args.host or settings.host, args.port or settings.port, args.workers)
     return 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Iterable, Mapping, Sequence
+import time
+from typing import Callable, Iterable, Iterator, Mapping, Sequence, TextIO
 
 from pydantic import BaseModel
 
@@ -30,19 +31,58 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[object]], width: 
 
 
 def progress(unit: str | Mapping[str, str]):
-    """A progress wrapper ``(items, label) -> items`` that draws a bar on a terminal.
+    """A progress wrapper ``(items, label) -> items``: a bar on a terminal, lines in a log.
 
     Args:
         unit: what is counted, or label -> what is counted (``{"reading": "file"}``).
     """
 
     def wrap(items: Sequence, description: str) -> Iterable:
+        counted = unit if isinstance(unit, str) else unit.get(description, "item")
+        if not sys.stderr.isatty():
+            return progress_lines(items, description, counted)
         from tqdm import tqdm
 
-        counted = unit if isinstance(unit, str) else unit.get(description, "item")
-        return tqdm(items, desc=description, unit=counted, file=sys.stderr, disable=not sys.stderr.isatty() or None)
+        return tqdm(items, desc=description, unit=counted, file=sys.stderr)
 
     return wrap
+
+
+def progress_lines(
+    items: Sequence,
+    label: str,
+    unit: str,
+    every_s: float = 10.0,
+    quiet_under_s: float = 1.0,
+    clock: Callable[[], float] = time.monotonic,
+    file: TextIO | None = None,
+) -> Iterator:
+    """Yield ``items``, printing every ``every_s`` how far it got, and at the end how long it took.
+
+    Where nobody watches a bar (a log file, CI), a phase that takes more than
+    ``quiet_under_s`` still says its count, rate and the time left.
+
+    >>> ticks = iter([0, 0, 11, 12, 15])
+    >>> list(progress_lines([1, 2, 3], "embedding", "table", clock=lambda: next(ticks), file=sys.stdout))
+    embedding: 2/3 tables (67%), 11 s, about 6 s left
+    embedding: 3 tables in 15 s (0.2 per s)
+    [1, 2, 3]
+    """
+    out = file or sys.stderr
+    total = len(items)
+    started = last = clock()
+    done = 0
+    for done, item in enumerate(items, 1):
+        yield item
+        now = clock()
+        if now - last >= every_s and done < total:
+            left = (now - started) / done * (total - done)
+            print(f"{label}: {done:,}/{total:,} {unit}s ({done / total:.0%}), {now - started:.0f} s, "
+                  f"about {left:.0f} s left", file=out, flush=True)  # fmt: skip
+            last = now
+    elapsed = clock() - started
+    if elapsed >= quiet_under_s:
+        print(f"{label}: {done:,} {unit}s in {elapsed:.0f} s ({done / elapsed:.1f} per s)", file=out, flush=True)
 
 
 def print_warnings(warnings: Sequence[str], listing: str, shown: int = 20) -> None:

@@ -39,12 +39,17 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     catalogs.set_defaults(run=_catalogs)
 
 
+# What each phase of `index` counts.
+INDEX_UNITS = {"parsing": "statement", "reading schemas": "schema", "reading databases": "database",
+               "indexing": "table", "embedding": "table"}  # fmt: skip
+
+
 def _index(args: argparse.Namespace, settings: Settings) -> int:
     from connectors import shown
 
     print(f"Reading {shown(args.source)} ...", file=sys.stderr)
     result = Workspace(settings).index_source(
-        args.source, catalog=args.catalog, dialect=args.dialect, db=args.db, progress=progress("table")
+        args.source, catalog=args.catalog, dialect=args.dialect, db=args.db, progress=progress(INDEX_UNITS)
     )
     if args.json:
         return print_json(result)

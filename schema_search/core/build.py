@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from . import index
-from .dense import DenseIndex, Embedder, build_dense
+from .dense import DenseIndex, build_dense
+from .embedders import Embedder
 from .kind import ItemKind
 
 Item = TypeVar("Item")

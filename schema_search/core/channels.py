@@ -10,7 +10,8 @@ from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from . import analyzer
-from .dense import DenseIndex, Embedder
+from .dense import DenseIndex
+from .embedders import Embedder, family
 from .floor import Relevance
 from .index import FieldRanker, open_index
 from .store import Generation
@@ -34,17 +35,23 @@ class Channels:
         self.vectors = vectors if embedder is not None else None
         self.embedder = embedder if self.vectors is not None else None
         if self.vectors is not None:
-            # One encoding per question, shared by the dense channel and the floor.
-            self._encode = lru_cache(maxsize=64)(lambda question: embedder.encode([question])[0])
+            # One encoding, and one pass over the vectors, per question: shared by the
+            # dense channel, the floor and the cosines results show.
+            vectors = self.vectors
+            self._scores = lru_cache(maxsize=64)(lambda question: vectors.scores(embedder.encode([question])[0]))
             self.rankers["dense"] = self._dense_rank
         self.readable = lru_cache(maxsize=64)(self._readable)
 
     @classmethod
     def open(cls, generation: Generation, fields: Sequence[str], embedder: Embedder | None = None) -> Channels:
-        """Open a stored generation; with an ``embedder``, add the dense channel if it was built with that model."""
+        """Open a stored generation; with an ``embedder``, add the dense channel if it was built with that model.
+
+        Any backend of the same model will do (float vectors searched with int8 question
+        vectors, say): they agree to a cosine of 0.99.
+        """
         field_ranker = FieldRanker(open_index(generation.index_path))
         vectors = DenseIndex.load(generation.path) if embedder is not None else None
-        if vectors is not None and vectors.model != embedder.name:
+        if vectors is not None and family(vectors.model) != family(embedder.name):
             vectors = None
         return cls(bm25_rankers(field_ranker, fields), vectors, embedder, field_ranker)
 
@@ -63,10 +70,10 @@ class Channels:
         if self.vectors is None:
             return None
         candidates = list(dict.fromkeys(item for ranking in rankings.values() for item in ranking))
-        query = self._encode(question)
-        cosines = self.vectors.cosines(query, candidates)
+        scores = self._scores(question)
+        cosines = self.vectors.pick(scores, candidates)
         # The nearest item anywhere decides whether the question is about this collection.
-        nearest = self.vectors.rank(query, 1)
+        nearest = self.vectors.top(scores, 1)
         cosines.update(nearest)
         topic_floor = self.vectors.nearest_floor if nearest_topic_floor else None
         return Relevance(
@@ -77,7 +84,7 @@ class Channels:
         """Cosine of the question with each of ``items``; empty without the dense channel."""
         if self.vectors is None or not items:
             return {}
-        return self.vectors.cosines(self._encode(question), items)
+        return self.vectors.pick(self._scores(question), items)
 
     def _readable(self, question: str) -> float:
         """Share of the question the embedding model has word pieces for (1.0 without a tokenizer)."""
@@ -87,7 +94,7 @@ class Channels:
     def _dense_rank(self, question: str, limit: int) -> list[str]:
         """Items nearer the question than unrelated text is to them (``DenseIndex.floor``)."""
         assert self.vectors is not None
-        ranked = self.vectors.rank(self._encode(question), limit)
+        ranked = self.vectors.top(self._scores(question), limit)
         return [item for item, cosine in ranked if cosine > self.vectors.floor]
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from ..core.analyzer import cjk_share
-from ..core.dense import TokenCounter
+from ..core.embedders import TokenCounter
 from .corpus import Section, embedding_input
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？；])")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..core.channels import Channels, Ranker
-from ..core.dense import Embedder
+from ..core.embedders import Embedder
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.store import Generation
 from .corpus import Chunk, Corpus, Document, load_corpus, load_text

@@ -6,11 +6,13 @@ says what was wrong and, where we know, a ``hint`` that says what to do.
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
@@ -19,6 +21,7 @@ from ..settings import Settings
 from ..workspace import Workspace
 from . import catalogs, corpora
 from .deps import WorkspaceDep
+from .readiness import Readiness
 
 PROBLEM = "application/problem+json"
 
@@ -30,13 +33,27 @@ def problem(status: int, title: str, detail: str, hint: str | None = None) -> JS
     return JSONResponse(body, status_code=status, media_type=PROBLEM)
 
 
-def create_app(settings: Settings | None = None, workspace: Workspace | None = None) -> FastAPI:
-    """Build the app. Nothing is created at import time; ``serve`` calls this."""
+def create_app(settings: Settings | None = None, workspace: Workspace | None = None, warm: bool = False) -> FastAPI:
+    """Build the app. Nothing is created at import time; ``serve`` calls this.
+
+    Args:
+        warm: load the model and open every catalog and corpus before the first
+            request (``serve`` does; a server worker takes connections only after it).
+    """
     workspace = workspace or Workspace(settings)
+    readiness = Readiness(workspace, warming=warm)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        if warm:
+            await run_in_threadpool(readiness.warm)
+        yield
+
     app = FastAPI(
         title="schema_search",
         version=__version__,
         description="Find the few tables (with columns and join keys), or the cited passages of documents, that answer a question.",
+        lifespan=lifespan,
     )
     app.state.workspace = workspace
     _add_error_handlers(app)
@@ -50,9 +67,23 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
             "corpora": len(ws.corpus_store.names()),
         }
 
+    @app.get("/readyz", tags=["meta"], responses={503: {"description": "Still loading, or a collection failed to open"}})
+    def readyz() -> JSONResponse:
+        """Ready when this worker has its model loaded and every catalog and corpus open."""
+        report = readiness.report()
+        if report["status"] == "loading":
+            return problem(503, "Not ready", "This worker is still loading its model and indexes.", "Retry in a second.")
+        # "degraded": some collection failed to open; the others answer, so the worker serves.
+        return JSONResponse(report)
+
     app.include_router(catalogs.router)
     app.include_router(corpora.router)
     return app
+
+
+def serve_app() -> FastAPI:
+    """The app each ``serve`` worker builds: settings from the environment, warmed before it serves."""
+    return create_app(Settings(), warm=True)
 
 
 def _add_error_handlers(app: FastAPI) -> None:

@@ -29,7 +29,9 @@ def get_catalog(name: str, ws: WorkspaceDep) -> CatalogInfo:
 
 
 @router.post("/{name}/search", tags=["search"])
-def search(name: str, request: SearchRequest, ws: WorkspaceDep) -> SearchResponse:
+async def search(name: str, request: SearchRequest, ws: WorkspaceDep) -> SearchResponse:
+    # On the event loop, not in the thread pool: a search is a few milliseconds of CPU,
+    # and sixteen of them at once in threads of one worker fought over its core (see serve.py).
     return ws.search(name, request.question, request.k)
 
 

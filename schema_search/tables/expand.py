@@ -48,11 +48,13 @@ def graph_boost(
     """
     if weight <= 0:
         return list(scored)
-    lenders = dict(scored[:top])
-    boosted = [
-        (table, score + weight * sum(lenders.get(n, 0.0) for n in graph.get(table, ())))
-        for table, score in scored
-    ]
+    # From the few lenders out to their neighbours, not from every scored table in to
+    # its neighbours: the same sums, without a pass over hundreds of neighbour sets.
+    lent: dict[str, float] = {}
+    for lender, score in scored[:top]:
+        for neighbour in graph.get(lender, ()):
+            lent[neighbour] = lent.get(neighbour, 0.0) + score
+    boosted = [(table, score + weight * lent[table]) if table in lent else (table, score) for table, score in scored]
     return sorted(boosted, key=lambda pair: -pair[1])
 
 

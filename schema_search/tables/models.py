@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ColumnInfo(BaseModel):
+    # Frozen: one table's column models are built once and shared by every answer that shows it.
+    model_config = ConfigDict(frozen=True)
+
     name: str
     type: str
     nullable: bool
@@ -30,6 +33,8 @@ class JoinInfo(BaseModel):
 
 
 class DescriptionInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)  # shared like ColumnInfo
+
     text: str
     model: str
     prompt_version: str

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 from ..core import pin
 from ..core.channels import Channels, Ranker
-from ..core.dense import Embedder
+from ..core.embedders import Embedder
 from ..core.floor import Relevance
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.store import Generation

@@ -58,7 +58,7 @@ def test_table_embedding_text_has_a_context_header():
 
 
 def test_real_model_relates_questions_to_tables_and_rejects_unrelated_text():
-    from schema_search.core.dense import shared_embedder
+    from schema_search.core.embedders import shared_embedder
 
     embedder = shared_embedder(threads=1)
     tables = tiny_catalog().tables

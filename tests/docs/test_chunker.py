@@ -57,7 +57,7 @@ def test_the_next_chunk_of_a_section_starts_with_the_previous_ones_last_sentence
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    from schema_search.core.dense import shared_embedder
+    from schema_search.core.embedders import shared_embedder
 
     return shared_embedder(threads=1)
 

@@ -1,0 +1,1 @@
+"""The speed benchmark: ``python -m eval.speed`` (see ``__main__``)."""

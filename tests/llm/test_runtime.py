@@ -1,0 +1,49 @@
+"""The embedded model's runtime is installed on first use, saying so, into a virtual environment only."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from schema_search.llm import runtime
+
+
+@pytest.fixture
+def missing(monkeypatch):
+    state = {"installed": False}
+    monkeypatch.setattr(runtime, "installed", lambda: state["installed"])
+    monkeypatch.setattr(sys, "prefix", "/venv")
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    return state
+
+
+def test_nothing_runs_when_it_is_installed(monkeypatch):
+    monkeypatch.setattr(runtime, "installed", lambda: True)
+    runtime.ensure(say=pytest.fail, run=pytest.fail)
+
+
+def test_a_missing_runtime_is_installed_with_pip_and_announced(missing):
+    said, ran = [], []
+
+    def pip(command):
+        ran.append(command)
+        missing["installed"] = True
+        return 0
+
+    runtime.ensure(say=said.append, run=pip)
+    (command,) = ran
+    assert command[:4] == [sys.executable, "-m", "pip", "install"] and command[-1] == runtime.requirement()
+    assert runtime.requirement().startswith("llama-cpp-python>=")  # from the package's local-llm extra
+    assert "compiles it once" in said[0] and "/venv" in said[0] and said[-1] == "llama-cpp-python installed."
+
+
+def test_a_failed_install_says_how_to_retry(missing):
+    with pytest.raises(runtime.RuntimeMissing, match="retry with: .* -m pip install"):
+        runtime.ensure(say=lambda line: None, run=lambda command: 1)
+
+
+def test_a_system_python_is_never_installed_into(missing, monkeypatch):
+    monkeypatch.setattr(sys, "base_prefix", "/venv")
+    with pytest.raises(runtime.RuntimeMissing, match="not a virtual environment.*pip install 'llama-cpp-python>="):
+        runtime.ensure(say=pytest.fail, run=pytest.fail)

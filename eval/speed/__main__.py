@@ -32,7 +32,7 @@ from schema_search.workspace import Workspace
 
 from .http_load import load, start_server
 from .machine import machine, percentiles
-from .report import print_growth, print_scales, print_targets
+from .report import markdown, print_growth, print_scales, print_targets
 from .synthetic import changed, questions, synthetic_catalog
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "speed.json"
@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--backend", default=None, help="embedding backend (default: the shipped setting)")
     parser.add_argument("--no-http", action="store_true", help="skip the server figures")
     parser.add_argument("--json", type=Path, default=RESULTS)
+    parser.add_argument("--markdown", type=Path, default=None, help="also write the table as Markdown")
     parser.add_argument("-k", type=int, default=10)
     args = parser.parse_args()
 
@@ -76,6 +77,9 @@ def main() -> None:
     print_targets(report)
     print_growth(report)
     print(f"\nwrote {args.json}")
+    if args.markdown:
+        args.markdown.write_text(markdown(report))
+        print(f"wrote {args.markdown}")
 
 
 def _settings(home: Path, args: argparse.Namespace, **extra) -> Settings:
@@ -141,7 +145,7 @@ def _search(workspace: Workspace, asked: list[str], k: int) -> dict:
 
 
 def _http(home: Path, args: argparse.Namespace, log: Path) -> dict:
-    server = start_server(home, args.workers, log)
+    server = start_server(home, args.workers, log, args.backend)
     try:
         out: dict = {"workers": server.workers, "ready_s": server.ready_s, "memory_mb": server.memory_mb()}
         bodies = [json.dumps({"question": q, "k": args.k}).encode() for q in questions(2_000, seed=17)]
@@ -176,7 +180,7 @@ def _requests_within(port: int, bodies: list[bytes], args: argparse.Namespace) -
 def _empty_server(work: Path, args: argparse.Namespace) -> dict:
     home = work / "empty"
     home.mkdir()
-    server = start_server(home, args.workers, work / "serve-empty.log")
+    server = start_server(home, args.workers, work / "serve-empty.log", args.backend)
     try:
         return {"workers": server.workers, "ready_s": server.ready_s, "memory_mb": server.memory_mb()}
     finally:

@@ -41,10 +41,14 @@ class Server:
             self.process.wait()
 
 
-def start_server(home: Path, workers: int | None, log: Path, timeout_s: float = 180) -> Server:
+def start_server(
+    home: Path, workers: int | None, log: Path, backend: str | None = None, timeout_s: float = 180
+) -> Server:
     """Start ``schema-search serve`` on a free port and wait until every worker says it is ready."""
     port = _free_port()
     env = {**os.environ, "SCHEMA_SEARCH_HOME": str(home)}
+    if backend:
+        env["SCHEMA_SEARCH_EMBEDDING_BACKEND"] = backend
     command = [sys.executable, "-m", "schema_search.cli", "serve", "--port", str(port)]
     if workers:
         command += ["--workers", str(workers)]

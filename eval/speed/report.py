@@ -10,12 +10,32 @@ BAR = 40
 
 def print_scales(report: dict) -> None:
     scales = report["scales"]
-    names = list(scales)
-    start = report["machine_at_start"]
-    print(f"machine: {start['cores']} cores, load average {' '.join(map(str, start['load_average']))} at the start, "
-          f"{' '.join(map(str, report['machine_at_end']['load_average']))} at the end; "
-          f"embedding backend {next(iter(scales.values()))['backend'] if scales else '?'}")
-    rows = [
+    print(machine_line(report))
+    rows = _rows(report)
+    width = max(len(label) for label, _ in rows)
+    for label, cell in rows:
+        print(f"{label:<{width}}  " + "  ".join(f"{str(cell(scales[n])):>14}" for n in scales))
+
+
+def markdown(report: dict) -> str:
+    """The same table as Markdown, for the README to quote."""
+    scales = report["scales"]
+    lines = [machine_line(report), "", "| | " + " | ".join(f"{int(n):,} tables" for n in scales) + " |"]
+    lines.append("|---|" + "---:|" * len(scales))
+    for label, cell in _rows(report)[1:]:
+        lines.append(f"| {label.strip()} | " + " | ".join(str(cell(scales[n])) for n in scales) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def machine_line(report: dict) -> str:
+    start, end = report["machine_at_start"], report["machine_at_end"]
+    backend = next(iter(report["scales"].values()))["backend"] if report["scales"] else "?"
+    return (f"machine: {start['cores']} cores, load average {' '.join(map(str, start['load_average']))} at the start, "
+            f"{' '.join(map(str, end['load_average']))} at the end; embedding backend {backend}")  # fmt: skip
+
+
+def _rows(report: dict) -> list:
+    return [
         ("tables", lambda s: f"{s['tables']:,}"),
         ("build, dense included (s)", lambda s: s["build_s"]),
         ("  reference: BM25 only (s)", lambda s: s["build_bm25_s"]),
@@ -37,9 +57,6 @@ def print_scales(report: dict) -> None:
         ("serve workers, ready after (s)", lambda s: f"{s.get('http', {}).get('workers', '-')}, {s.get('http', {}).get('ready_s', '-')}"),
         ("load average after this size", lambda s: " ".join(map(str, s["machine"]["load_average"]))),
     ]  # fmt: skip
-    width = max(len(label) for label, _ in rows)
-    for label, cell in rows:
-        print(f"{label:<{width}}  " + "  ".join(f"{str(cell(scales[n])):>14}" for n in names))
 
 
 def print_targets(report: dict) -> None:
@@ -123,3 +140,10 @@ def _http(scale: dict, what: str, field: str):
 
 def _memory(memory: dict | None) -> str:
     return f"{memory['rss']} / {memory['pss']}" if memory else "-"
+
+
+if __name__ == "__main__":  # python -m eval.speed.report eval/results/speed.json: the Markdown table again
+    import json
+    import sys
+
+    print(markdown(json.loads(open(sys.argv[1]).read())), end="")

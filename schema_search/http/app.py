@@ -67,7 +67,7 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
             "corpora": len(ws.corpus_store.names()),
         }
 
-    @app.get("/readyz", tags=["meta"], responses={503: {"description": "Still loading, or a collection failed to open"}})
+    @app.get("/readyz", tags=["meta"], responses={503: {"description": "This worker is still loading"}})
     def readyz() -> JSONResponse:
         """Ready when this worker has its model loaded and every catalog and corpus open."""
         report = readiness.report()

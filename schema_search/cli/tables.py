@@ -41,7 +41,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 # What each phase of `index` counts.
 INDEX_UNITS = {"parsing": "statement", "reading schemas": "schema", "reading databases": "database",
-               "indexing": "table", "embedding": "table"}  # fmt: skip
+               "indexing": "table", "writing the index": "table", "embedding": "table"}  # fmt: skip
 
 
 def _index(args: argparse.Namespace, settings: Settings) -> int:

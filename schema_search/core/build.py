@@ -35,7 +35,7 @@ def write_indexes(
         {index.ID: kind.id_of(item), **kind.document(item)}
         for item in (progress(items, "indexing") if progress else items)
     ]
-    index.build(documents, kind.fields, path / "index")
+    index.build(progress(documents, "writing the index") if progress else documents, kind.fields, path / "index")
     manifest: dict = {"fields": list(kind.fields), "coverage": coverage(documents, kind.fields)}
     if embedder is not None:
         texts = [kind.embedding_text(item) for item in items]

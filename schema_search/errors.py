@@ -82,6 +82,13 @@ class IndexUnreadable(SchemaSearchError):
     title = "Index must be rebuilt"
 
 
+class ModelUnavailable(SchemaSearchError):
+    """The embedding model cannot be loaded or prepared on this machine."""
+
+    status = 503
+    title = "Embedding model unavailable"
+
+
 class NotStructured(SchemaSearchError):
     """A corpus whose documents share no machine-readable header has nothing to count or filter on."""
 

@@ -23,6 +23,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from ..errors import ModelUnavailable
 from . import onnx_export
 
 BATCH = 64
@@ -132,9 +133,9 @@ class MiniLM:
             import torch
             from sentence_transformers import SentenceTransformer
         except ImportError as error:  # pragma: no cover - depends on the install
-            raise ImportError(
-                f"The torch backend needs sentence-transformers ({error}); "
-                "run `bash scripts/setup.sh`, or set SCHEMA_SEARCH_EMBEDDING_BACKEND=onnx."
+            raise ModelUnavailable(
+                f"The torch backend needs sentence-transformers ({error}).",
+                hint="Run `bash scripts/setup.sh`, or set SCHEMA_SEARCH_EMBEDDING_BACKEND=onnx.",
             ) from error
         from transformers.utils import logging as transformers_logging
 
@@ -180,8 +181,9 @@ def load_embedder(backend: str, cache: Path, threads: int | None = None) -> Embe
         try:
             return OnnxMiniLM(cache, "fp32" if backend == "onnx" else "int8", threads)
         except ImportError as error:  # pragma: no cover - depends on the install
-            raise ImportError(
-                f"The {backend} backend needs onnxruntime, onnx and tokenizers ({error}); run `bash scripts/setup.sh`."
+            raise ModelUnavailable(
+                f"The {backend} backend needs onnxruntime, onnx and tokenizers ({error}).",
+                hint="Run `bash scripts/setup.sh`, or set SCHEMA_SEARCH_EMBEDDING_BACKEND=torch.",
             ) from error
     raise ValueError(f"unknown embedding backend {backend!r}; use one of {', '.join(BACKENDS)}")
 

@@ -20,6 +20,8 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
+from ..errors import ModelUnavailable
+
 MODEL = "all-MiniLM-L6-v2"
 # Bump when the export or quantisation below changes what the file holds.
 RECIPE = "1"
@@ -47,19 +49,32 @@ def cached_model(cache: Path, precision: str) -> Path:
     path = Path(cache) / f"{MODEL}-{precision}-{_digest(source)}.onnx"
     if path.is_file():
         return path
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ModelUnavailable(
+            f"Cannot create the model cache {path.parent}: {error.strerror}.",
+            hint="Set SCHEMA_SEARCH_MODEL_CACHE to a writable folder.",
+        ) from None
     print(
         f"Preparing the embedding model for ONNX Runtime ({precision}, once per machine, ~10 s) in {path.parent}",
         file=sys.stderr,
     )
-    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".export-") as work:
-        fp32 = Path(work) / "fp32.onnx"
-        _export(source, fp32)
-        built = fp32
-        if precision == "int8":
-            built = Path(work) / "int8.onnx"
-            _quantize(fp32, built)
-        os.replace(built, path)
+    try:
+        with tempfile.TemporaryDirectory(dir=path.parent, prefix=".export-") as work:
+            fp32 = Path(work) / "fp32.onnx"
+            _export(source, fp32)
+            built = fp32
+            if precision == "int8":
+                built = Path(work) / "int8.onnx"
+                _quantize(fp32, built)
+            os.replace(built, path)
+    except Exception as error:  # torch, onnx and the file system each raise their own kinds
+        raise ModelUnavailable(
+            f"Could not prepare the embedding model for ONNX Runtime in {path.parent} ({type(error).__name__}: {error}).",
+            hint="Check that folder is writable and has ~100 MB free (or set SCHEMA_SEARCH_MODEL_CACHE), or use "
+            "SCHEMA_SEARCH_EMBEDDING_BACKEND=torch, or SCHEMA_SEARCH_DENSE=false for BM25 only.",
+        ) from error
     return path
 
 

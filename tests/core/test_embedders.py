@@ -58,6 +58,23 @@ def test_an_export_is_written_once_whole_and_found_again(tmp_path, capsys):
         onnx_export.cached_model(tmp_path, "int4")
 
 
+def test_an_export_that_fails_says_what_to_do_and_leaves_nothing_behind(tmp_path, monkeypatch):
+    from schema_search.errors import ModelUnavailable
+
+    def full_disk(source, target):
+        target.write_bytes(b"half a graph")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(onnx_export, "_export", full_disk)
+    with pytest.raises(ModelUnavailable, match="No space left") as caught:
+        onnx_export.cached_model(tmp_path, "fp32")
+    assert "SCHEMA_SEARCH_MODEL_CACHE" in caught.value.hint and "SCHEMA_SEARCH_DENSE=false" in caught.value.hint
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ModelUnavailable, match="Cannot create the model cache"):
+        onnx_export.cached_model(tmp_path / "file" / "models", "fp32")
+
+
 def test_an_unknown_backend_is_refused_by_name():
     with pytest.raises(ValueError, match="onnx-int8"):
         load_embedder("tensorflow", default_model_cache())

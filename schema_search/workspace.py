@@ -8,6 +8,7 @@ this class only picks the kind and turns results into wire models.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from pathlib import Path
@@ -118,6 +119,10 @@ class Workspace:
         """The searcher of the live generation, reopened when a new one is swapped in."""
         return self._open(self.store, catalog, CatalogSearcher.open)
 
+    def is_open(self, catalog: str) -> bool:
+        """Whether the live generation's searcher is loaded (a search would not have to open it)."""
+        return self._is_open(self.store, catalog)
+
     def search_config(self) -> SearchConfig:
         s = self.settings
         return SearchConfig(
@@ -201,6 +206,9 @@ class Workspace:
 
     def corpus_searcher(self, corpus: str) -> CorpusSearcher:
         return self._open(self.corpus_store, corpus, CorpusSearcher.open)
+
+    def corpus_is_open(self, corpus: str) -> bool:
+        return self._is_open(self.corpus_store, corpus)
 
     def docs_config(self) -> DocsSearchConfig:
         s = self.settings
@@ -323,6 +331,11 @@ class Workspace:
 
     # -- helpers -------------------------------------------------------------------
 
+    def _is_open(self, store: Store, name: str) -> bool:
+        with self._lock:
+            cached = self._searchers.get((store.shelf.folder, name))
+        return cached is not None and cached.generation == store.current(name).id
+
     def _open(self, store: Store, name: str, opener: Callable[[Generation, Embedder | None], Searcher]) -> Searcher:
         generation = store.current(name)
         key = (store.shelf.folder, name)
@@ -330,8 +343,12 @@ class Workspace:
             cached = self._searchers.get(key)
             if cached is None or cached.generation != generation.id:
                 embedder = self.embedder() if self.settings.dense else None
-                cached = store.open(name, lambda live: opener(live, embedder))
+                cached, replaced = store.open(name, lambda live: opener(live, embedder)), cached
                 self._searchers[key] = cached
+                if replaced is not None and gc.get_freeze_count():
+                    # A server froze what it loaded (http/readiness.py); frozen objects in
+                    # reference cycles are never freed, so the old generation would stay.
+                    gc.unfreeze()
             return cached
 
     def _write_indexes(

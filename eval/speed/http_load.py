@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from schema_search.http.serve import default_workers
+
 from .machine import percentiles, tree_memory_mb
 
 
@@ -54,7 +56,7 @@ def start_server(
         command += ["--workers", str(workers)]
     started = time.perf_counter()
     process = subprocess.Popen(command, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    expected = workers or min(os.cpu_count() or 1, 4)
+    expected = workers or int(env.get("SCHEMA_SEARCH_WORKERS") or default_workers())
     ready: set[int] = set()
     while len(ready) < expected:
         if process.poll() is not None:
@@ -134,7 +136,8 @@ def _get(port: int, path: str) -> tuple[int, bytes]:
     except OSError:
         return 0, b""
     head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body
+    parts = head.split()
+    return (int(parts[1]), body) if len(parts) > 1 and parts[1].isdigit() else (0, b"")
 
 
 def _free_port() -> int:

@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
     serve.add_argument(
-        "--workers", type=int, default=None, help="worker processes (default: SCHEMA_SEARCH_WORKERS, else one per core)"
+        "--workers", type=int, default=None, help="worker processes (default: SCHEMA_SEARCH_WORKERS, else one per core, at most 4)"
     )
     serve.set_defaults(run=_serve)
 
@@ -65,5 +65,4 @@ def _parser() -> argparse.ArgumentParser:
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from ..http.serve import serve
 
-    serve(settings, args.host or settings.host, args.port or settings.port, args.workers)
-    return 0
+    return serve(settings, args.host or settings.host, args.port or settings.port, args.workers)

@@ -37,8 +37,11 @@ class Channels:
         if self.vectors is not None:
             # One encoding, and one pass over the vectors, per question: shared by the
             # dense channel, the floor and the cosines results show.
+            # Question vectors are kept for 64 questions; the scores (one float per item:
+            # 400 KB at 100,000 items) only for the last two, which is all one search needs.
             vectors = self.vectors
-            self._scores = lru_cache(maxsize=64)(lambda question: vectors.scores(embedder.encode([question])[0]))
+            encode = lru_cache(maxsize=64)(lambda question: embedder.encode([question])[0])
+            self._scores = lru_cache(maxsize=2)(lambda question: vectors.scores(encode(question)))
             self.rankers["dense"] = self._dense_rank
         self.readable = lru_cache(maxsize=64)(self._readable)
 

@@ -148,7 +148,7 @@ def build_dense(
     keys = [_key(t) for t in texts]
     known: dict[str, np.ndarray] = {}
     if previous is not None and previous.model == embedder.name:
-        stored = np.asarray(previous.vectors)  # one read of the memory-mapped file, not one per row
+        stored = np.asarray(previous.vectors)  # a plain array view: rows without a memmap object each
         known = {key: stored[i] for i, key in enumerate(previous.keys)}
     # Each new text once (tenants' copies of one table share a vector), shortest first:
     # batches of similar length waste little of the model's work on padding.

@@ -78,9 +78,7 @@ class OnnxMiniLM:
         # ran 2.5x slower beside it (ranking 5.8 ms instead of 2.3 ms at 10,000 tables).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session = onnxruntime.InferenceSession(
-            str(onnx_export.cached_model(cache, precision)), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = _session(onnxruntime, cache, precision, options)
         self.name = onnx_export.MODEL if precision == "fp32" else f"{onnx_export.MODEL}/{precision}"
         self.max_tokens = int(_max_seq_length(source))
         # The shipped tokenizer.json pads and cuts at 128: sentence-transformers reads 256.
@@ -113,6 +111,20 @@ class OnnxMiniLM:
     def unknown_share(self, text: str) -> float:
         ids = self._counter.encode(text, add_special_tokens=False).ids
         return sum(i == self._unknown for i in ids) / len(ids) if ids else 0.0
+
+
+def _session(onnxruntime, cache: Path, precision: str, options):
+    """The inference session; a cached file that does not load (damaged) is exported once more."""
+    for fresh in (False, True):
+        path = onnx_export.cached_model(cache, precision, fresh=fresh)
+        try:
+            return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # onnxruntime raises its own kinds (InvalidProtobuf, Fail)
+            failure = error
+    raise ModelUnavailable(
+        f"ONNX Runtime cannot load {path} ({type(failure).__name__}: {failure}).",
+        hint="Delete that file to export it again, or set SCHEMA_SEARCH_EMBEDDING_BACKEND=torch.",
+    )
 
 
 def _max_seq_length(source: Path) -> int:

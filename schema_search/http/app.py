@@ -72,6 +72,7 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
         """Ready when this worker has its model loaded and every catalog and corpus open."""
         report = readiness.report()
         if report["status"] == "loading":
+            # Seen by an app embedded elsewhere; `serve` answers nothing before it is warm.
             return problem(503, "Not ready", "This worker is still loading its model and indexes.", "Retry in a second.")
         # "degraded": some collection failed to open; the others answer, so the worker serves.
         return JSONResponse(report)

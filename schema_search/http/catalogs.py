@@ -31,7 +31,10 @@ def get_catalog(name: str, ws: WorkspaceDep) -> CatalogInfo:
 @router.post("/{name}/search", tags=["search"])
 async def search(name: str, request: SearchRequest, ws: WorkspaceDep) -> SearchResponse:
     # On the event loop, not in the thread pool: a search is a few milliseconds of CPU,
-    # and sixteen of them at once in threads of one worker fought over its core (see serve.py).
+    # and sixteen of them at once in threads of one worker fought over its core. Opening a
+    # new generation takes seconds, so that one step goes to the thread pool.
+    if not ws.is_open(name):
+        await run_in_threadpool(ws.searcher, name)
     return ws.search(name, request.question, request.k)
 
 

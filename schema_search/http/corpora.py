@@ -34,7 +34,9 @@ def get_corpus(name: str, ws: WorkspaceDep) -> CorpusInfo:
 
 @router.post("/{name}/search", tags=["search"])
 async def search(name: str, request: DocsSearchRequest, ws: WorkspaceDep) -> DocsSearchResponse:
-    # On the event loop like the catalogs' search: milliseconds of CPU, one at a time per worker.
+    # On the event loop like the catalogs' search; opening a new generation in the thread pool.
+    if not ws.corpus_is_open(name):
+        await run_in_threadpool(ws.corpus_searcher, name)
     return ws.search_docs(name, request.question, request.k)
 
 

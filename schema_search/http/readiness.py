@@ -34,7 +34,11 @@ class Readiness:
         problems: list[str] = []
         hints: list[str] = []
         if ws.settings.dense:
-            ws.embedder()
+            try:
+                ws.embedder()
+            except SchemaSearchError as error:  # searches will say the same, as a 503 each
+                problems.append(error.detail)
+                hints.append(error.hint or "")
         opened = {"catalogs": [], "corpora": []}
         for kind, names, search in (
             ("catalogs", ws.store.names(), ws.search),
@@ -48,9 +52,10 @@ class Readiness:
                     problems.append(error.detail)
                     if error.hint:
                         hints.append(error.hint)
-        # What is loaded now (catalogs: ~14 objects per column) lives as long as the worker.
-        # Frozen out of the garbage collector's reach, so its full passes stop walking
-        # it: they had stalled one search in a hundred by ~250 ms at 10,000 tables.
+        # What is loaded now (catalogs: ~14 objects per column) lives until a re-index
+        # replaces it (the workspace unfreezes then). Frozen out of the garbage collector's
+        # reach, its full passes stop walking it: they had stalled one search in a hundred
+        # by ~250 ms at 10,000 tables.
         gc.collect()
         gc.freeze()
         seconds = round(time.perf_counter() - started, 2)

@@ -2,7 +2,9 @@
 
 Several workers let every core answer: each loads the model once and opens the
 indexes memory-mapped, so the page cache holds one copy of the index files for all
-of them. Each worker warms up before it accepts connections (``/readyz``).
+of them. Each worker warms up before it answers anything (``/readyz``): connections
+the kernel hands it meanwhile wait in its queue, as they do while a worker that died
+is replaced.
 """
 
 from __future__ import annotations
@@ -27,10 +29,15 @@ def default_workers() -> int:
     return min(os.cpu_count() or 1, 4)
 
 
-def serve(settings: Settings, host: str, port: int, workers: int | None = None) -> None:
-    workers = workers or settings.workers or default_workers()
-    if workers < 1:
+def serve(settings: Settings, host: str, port: int, workers: int | None = None) -> int:
+    """Serve until Ctrl-C or SIGTERM; the exit code (1 when workers kept dying as they started)."""
+    if workers is not None and workers < 1:
         raise InvalidInput(f"--workers {workers} is not a number of processes.", hint="Use 1 or more.")
+    workers = workers or settings.workers or default_workers()
+    if workers > 1 and not hasattr(socket, "SO_REUSEPORT"):
+        raise InvalidInput(
+            "Several workers need SO_REUSEPORT, which this system lacks.", hint="Use --workers 1."
+        )
     # Workers are fresh processes that read their settings from the environment.
     os.environ["SCHEMA_SEARCH_HOME"] = str(settings.home)
     if workers > 1:
@@ -46,11 +53,35 @@ def serve(settings: Settings, host: str, port: int, workers: int | None = None) 
         file=sys.stderr,
     )
     options = {"host": host, "port": port, "log_level": "info"}
+    _check_free(host, port)
     sockets = [_listening_socket(host, port) for _ in range(workers)]
     if workers == 1:
         _worker(sockets[0], options)  # in this process: nothing to supervise
-        return
-    _supervise(sockets, options)
+        return 0
+    return _supervise(sockets, options)
+
+
+def _check_free(host: str, port: int) -> None:
+    """Refuse a port something else listens on, another ``serve`` included.
+
+    Every worker socket sets SO_REUSEPORT, so binding them would succeed beside
+    another server's and the kernel would split connections between the two. A
+    probe without the option fails instead.
+    """
+    probe = socket.socket(_family(host), socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+    except OSError as error:
+        raise InvalidInput(
+            f"Cannot listen on {host}:{port}: {error.strerror}.", hint="Pick another --port, or stop what uses it."
+        ) from None
+    finally:
+        probe.close()
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:
@@ -64,10 +95,10 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     asyncio did not recognise the connections as TCP and left Nagle's algorithm on,
     and with delayed ACKs every response waited ~40 ms.
     """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock = socket.socket(_family(host), socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if hasattr(socket, "SO_REUSEPORT"):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
@@ -87,7 +118,7 @@ def _worker(sock: socket.socket, options: dict) -> None:
     uvicorn.Server(uvicorn.Config(APP, factory=True, **options)).run(sockets=[sock])
 
 
-def _supervise(sockets: list[socket.socket], options: dict) -> None:
+def _supervise(sockets: list[socket.socket], options: dict) -> int:
     """Run one worker per socket; restart a worker that dies; stop them all on Ctrl-C or SIGTERM.
 
     A worker that dies within seconds of starting three times in a row is not
@@ -105,6 +136,7 @@ def _supervise(sockets: list[socket.socket], options: dict) -> None:
 
     running = [start(i) for i in range(len(sockets))]
     quick_failures = 0
+    status = 0
     while not stop.wait(0.5):
         for i, (process, since) in enumerate(running):
             if process.is_alive():
@@ -112,6 +144,7 @@ def _supervise(sockets: list[socket.socket], options: dict) -> None:
             quick_failures = quick_failures + 1 if time.monotonic() - since < QUICK_FAILURE_S else 0
             if quick_failures >= 3:
                 print("error: workers keep dying as they start; see the log above.", file=sys.stderr)
+                status = 1
                 stop.set()
                 break
             print(f"Worker {process.pid} exited with {process.exitcode}; starting another.", file=sys.stderr)
@@ -123,3 +156,4 @@ def _supervise(sockets: list[socket.socket], options: dict) -> None:
         process.join(timeout=GRACE_S)
         if process.is_alive():
             process.kill()
+    return status

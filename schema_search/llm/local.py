@@ -84,14 +84,18 @@ class LocalLLM(CustomLLM):
         self.threads = threads or max(1, (os.cpu_count() or 2) // 2)
         self._models: dict[Path, object] = {}
         self._lock = threading.Lock()
+        self._ready = False
 
     def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
                    model_response, print_verbose, encoding, api_key, logging_obj, optional_params: dict,
                    *args, **kwargs):
-        try:
-            runtime.ensure()  # installs the model and llama.cpp on the first call ever, saying so
-        except runtime.RuntimeMissing as error:
-            raise litellm.NotFoundError(str(error), model=f"{PROVIDER}/{model}", llm_provider=PROVIDER) from None
+        with self._lock:  # one install at a time when calls come in parallel (describe --concurrency)
+            if not self._ready:
+                try:
+                    runtime.ensure()  # installs the model and llama.cpp on the first call ever, saying so
+                except runtime.RuntimeMissing as error:
+                    raise litellm.NotFoundError(str(error), model=f"{PROVIDER}/{model}", llm_provider=PROVIDER) from None
+                self._ready = True
         path = model_path(model)
         params = {k: optional_params[k] for k in ("max_tokens", "temperature", "top_p", "stop", "seed")
                   if optional_params.get(k) is not None}
@@ -124,7 +128,15 @@ class LocalLLM(CustomLLM):
 
     def _load(self, path: Path):
         if path not in self._models:
-            from llama_cpp import Llama
+            try:
+                from llama_cpp import Llama
+            except (ImportError, OSError) as error:  # installed, but its compiled library will not load
+                raise litellm.NotFoundError(
+                    f"llama-cpp-python is installed but cannot be loaded ({error}); reinstall it with "
+                    "`pip install --force-reinstall --no-cache-dir llama-cpp-python`",
+                    model=f"{PROVIDER}/{path.name}",
+                    llm_provider=PROVIDER,
+                ) from None
 
             self._models[path] = Llama(
                 model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=self.threads, verbose=False

@@ -51,7 +51,8 @@ def installed() -> bool:
 
 def ensure(
     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
-    run: Callable[[Sequence[str]], int] = lambda command: subprocess.call(list(command)),
+    # pip's output goes to stderr: stdout may be a JSON answer (`ask --json`).
+    run: Callable[[Sequence[str]], int] = lambda command: subprocess.call(list(command), stdout=sys.stderr),
 ) -> None:
     """Make sure the embedded model and its runtime can be imported, installing them first when missing.
 

@@ -96,3 +96,39 @@ def test_serve_on_a_port_in_use_says_so_and_exits(tmp_path):
         )  # fmt: skip
     assert done.returncode == 2
     assert f"Cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+
+
+def test_a_second_server_on_the_same_port_is_refused(tmp_path):
+    from schema_search.errors import InvalidInput
+    from schema_search.http.serve import _check_free, _listening_socket
+
+    port = _free_port()
+    first = _listening_socket("127.0.0.1", port)  # what a running `serve` worker holds (SO_REUSEPORT)
+    try:
+        with pytest.raises(InvalidInput, match="Cannot listen"):
+            _check_free("127.0.0.1", port)
+    finally:
+        first.close()
+    _check_free("127.0.0.1", port)  # free again
+
+
+def test_zero_workers_is_refused(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "schema_search.cli", "--home", str(tmp_path), "serve", "--workers", "0"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and "--workers 0" in done.stderr
+
+
+def test_a_model_that_cannot_load_leaves_the_worker_degraded_with_the_fix(tiny_workspace, monkeypatch):
+    from schema_search.errors import ModelUnavailable
+
+    def unavailable():
+        raise ModelUnavailable("No model here.", hint="Set SCHEMA_SEARCH_DENSE=false.")
+
+    monkeypatch.setattr(tiny_workspace, "embedder", unavailable)
+    with TestClient(create_app(workspace=tiny_workspace, warm=True)) as client:
+        body = client.get("/readyz").json()
+        assert body["status"] == "degraded" and "No model here." in body["problems"]
+        failed = client.post("/v1/catalogs/tiny/search", json={"question": "contacts"})
+        assert failed.status_code == 503 and failed.headers["content-type"] == "application/problem+json"

@@ -104,3 +104,12 @@ def test_the_dense_channel_opens_for_any_backend_of_the_stored_model(tmp_path, s
     channels = Channels.open(Generation(), ["body"], Named(searching))
     assert ("dense" in channels.rankers) is dense
     assert isinstance(channels.fields, FieldRanker)
+
+
+def test_a_damaged_cached_model_is_exported_again(tmp_path):
+    from schema_search.core.embedders import OnnxMiniLM
+
+    path = onnx_export.cached_model(tmp_path, "fp32")
+    path.write_bytes(b"not a graph")  # a crash, a full disk, a copy gone wrong
+    assert OnnxMiniLM(tmp_path, "fp32", threads=1).encode(["orders"]).shape == (1, 384)
+    assert path.stat().st_size > 1_000_000

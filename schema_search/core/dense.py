@@ -81,12 +81,7 @@ class DenseIndex:
 
     def cosines(self, query: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """Cosine of ``query`` with each of ``ids`` (ids not in the index are left out)."""
-        rows = self._rows()
-        known = [i for i in ids if i in rows]
-        if not known:
-            return {}
-        scores = self.vectors[[rows[i] for i in known]] @ query
-        return dict(zip(known, scores.tolist()))
+        return self.pick(self.scores(query), ids)
 
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Cosine of ``query`` with every item, row order. One pass over the vectors
@@ -152,8 +147,11 @@ def build_dense(
         known = {key: stored[i] for i, key in enumerate(previous.keys)}
     # Each new text once (tenants' copies of one table share a vector), shortest first:
     # batches of similar length waste little of the model's work on padding.
-    missing = sorted({key: i for i, key in reversed(list(enumerate(keys))) if key not in known}.values(),
-                     key=lambda i: len(texts[i]))
+    first: dict[str, int] = {}
+    for i, key in enumerate(keys):
+        if key not in known:
+            first.setdefault(key, i)
+    missing = sorted(first.values(), key=lambda i: len(texts[i]))
     batch: list[int] = []
     # Encoded a few batches at a time, so a progress bar moves while a corpus embeds.
     for position, i in enumerate(progress(missing, "embedding") if progress else missing, 1):

@@ -17,6 +17,7 @@ import hashlib
 import os
 import sys
 import tempfile
+import warnings
 from importlib import metadata
 from pathlib import Path
 
@@ -124,8 +125,6 @@ def _export(source: Path, target: Path) -> None:
 
     example = torch.ones((2, 8), dtype=torch.int64)
     axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "token_states")}
-    import warnings
-
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tracer warnings about Python control flow on shapes
         torch.onnx.export(

@@ -33,12 +33,17 @@ class Readiness:
         started = time.perf_counter()
         problems: list[str] = []
         hints: list[str] = []
+
+        def failed(error: SchemaSearchError) -> None:
+            problems.append(error.detail)
+            if error.hint:
+                hints.append(error.hint)
+
         if ws.settings.dense:
             try:
                 ws.embedder()
             except SchemaSearchError as error:  # searches will say the same, as a 503 each
-                problems.append(error.detail)
-                hints.append(error.hint or "")
+                failed(error)
         opened = {"catalogs": [], "corpora": []}
         for kind, names, search in (
             ("catalogs", ws.store.names(), ws.search),
@@ -49,9 +54,7 @@ class Readiness:
                     search(name, "warm up", 1)
                     opened[kind].append(name)
                 except SchemaSearchError as error:
-                    problems.append(error.detail)
-                    if error.hint:
-                        hints.append(error.hint)
+                    failed(error)
         # What is loaded now (catalogs: ~14 objects per column) lives until a re-index
         # replaces it (the workspace unfreezes then). Frozen out of the garbage collector's
         # reach, its full passes stop walking it: they had stalled one search in a hundred

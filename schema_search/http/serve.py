@@ -73,11 +73,15 @@ def _check_free(host: str, port: int) -> None:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         probe.bind((host, port))
     except OSError as error:
-        raise InvalidInput(
-            f"Cannot listen on {host}:{port}: {error.strerror}.", hint="Pick another --port, or stop what uses it."
-        ) from None
+        raise _cannot_listen(host, port, error) from None
     finally:
         probe.close()
+
+
+def _cannot_listen(host: str, port: int, error: OSError) -> InvalidInput:
+    return InvalidInput(
+        f"Cannot listen on {host}:{port}: {error.strerror}.", hint="Pick another --port, or stop what uses it."
+    )
 
 
 def _family(host: str) -> socket.AddressFamily:
@@ -102,11 +106,9 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
-    except OSError as error:
+    except OSError as error:  # taken between the probe and here
         sock.close()
-        raise InvalidInput(
-            f"Cannot listen on {host}:{port}: {error.strerror}.", hint="Pick another --port, or stop what uses it."
-        ) from None
+        raise _cannot_listen(host, port, error) from None
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock

@@ -138,6 +138,21 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(
         20_000_000, ge=1, description="Largest DDL or document upload accepted over HTTP, in bytes (HTTP 413 above)."
     )
+    max_request_bytes: int = Field(
+        1_000_000,
+        ge=1024,
+        description="Largest JSON request body (searches, queries), in bytes; refused (HTTP 413) before it is parsed.",
+    )
+    max_ddl_bytes: int = Field(
+        100_000_000,
+        ge=1,
+        description="Largest DDL file or text `index` parses, in bytes; a larger one is refused before parsing.",
+    )
+    max_concurrent_requests: int = Field(
+        64,
+        ge=1,
+        description="Requests one server worker handles at once; more get HTTP 429 with Retry-After.",
+    )
     host: str = Field("127.0.0.1", description="Address `schema-search serve` listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port `schema-search serve` listens on.")
     workers: int | None = Field(
@@ -156,6 +171,24 @@ class Settings(BaseSettings):
     execute_max_rows: int = Field(100, ge=1, description="Most rows `ask --execute` fetches and prints.")
     execute_timeout_s: float = Field(
         10.0, gt=0, description="Seconds a query may run under `ask --execute` before it is stopped."
+    )
+    execute_max_bytes: int = Field(
+        10_000_000, ge=1024, description="Most bytes of result rows a database query may return before it is stopped."
+    )
+    execute_process_memory_mb: int = Field(
+        2048,
+        ge=256,
+        description=(
+            "Address-space cap, in MB, of the child process that runs database queries (SQLite, DuckDB, "
+            "the PostgreSQL client); a query that needs more is stopped."
+        ),
+    )
+    execute_allow_privileged_role: bool = Field(
+        False,
+        description=(
+            "Run queries on PostgreSQL even when the connecting role could change something (write, "
+            "superuser, file or program access). Off: such a role is refused with the GRANTs to use instead."
+        ),
     )
     query_max_rows: int = Field(
         500, ge=1, description="Most rows a collection query (`docs query`, `query`, query_collection) returns."

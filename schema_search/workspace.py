@@ -303,6 +303,7 @@ class Workspace:
             max_rows=min(request.max_rows or s.query_max_rows, s.query_max_rows),
             timeout_s=s.query_timeout_s,
             memory_limit=s.query_memory_limit,
+            max_bytes=s.execute_max_bytes,
         )
 
     def _load_corpus_collection(self, generation: Generation) -> Collection:

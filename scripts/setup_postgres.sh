@@ -9,6 +9,9 @@ set -euo pipefail
 
 ROLE=schema_search
 PASSWORD=schema_search
+# A role that can only read, for the execution tests: the tables' owner grants it SELECT
+# on each scratch schema; only a superuser can cap its temporary files.
+READER=schema_search_reader
 DATABASE=schema_search_test
 PORT=  # the cluster's, read from pg_lsclusters
 
@@ -74,6 +77,15 @@ BEGIN
 END
 \$\$;
 ALTER ROLE ${ROLE} WITH LOGIN CREATEDB PASSWORD '${PASSWORD}';
+DO \$\$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${READER}') THEN
+        CREATE ROLE ${READER} LOGIN;
+    END IF;
+END
+\$\$;
+ALTER ROLE ${READER} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${READER}';
+ALTER ROLE ${READER} SET temp_file_limit = '1GB';
 SQL
     # CREATE DATABASE cannot run inside a DO block, so check first.
     if [[ -z "$(as_postgres "-d postgres -tAc \"SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'\"")" ]]; then

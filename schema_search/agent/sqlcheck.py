@@ -29,6 +29,7 @@ from sqlglot.schema import MappingSchema
 from ..errors import first_line
 from ..tables.catalog import Catalog, Table
 from ..tables.render import quote
+from .functions import allowed_functions, function_name
 
 IssueKind = Literal["unknown_table", "ambiguous_table", "unknown_column", "ambiguous_column"]
 
@@ -38,6 +39,8 @@ _SQLGLOT_DIALECTS = {"postgresql": "postgres", "mariadb": "mysql", "mssql": "tsq
 MAX_SQL_CHARS = 100_000
 # Where a bare table name resolves first, per dialect.
 _DEFAULT_SCHEMA = {"postgres": "public", "sqlite": "main", "duckdb": "main"}
+# Schemas whose functions are the engine's own: a call qualified with any other is refused.
+_BUILT_IN_SCHEMAS = {"pg_catalog", "main", "system"}
 
 # Nodes that write, change session state, or are not plain queries, wherever they appear.
 _FORBIDDEN_NODES = tuple(
@@ -159,6 +162,26 @@ def _validate(sql: str, dialect: str | None, catalog: Catalog) -> Validation:
     )
 
 
+def schema_qualified(sql: str, dialect: str | None, catalog: Catalog) -> str:
+    """``sql`` (already validated) with every catalog table written with its schema.
+
+    What runs on PostgreSQL then needs only ``pg_catalog`` on the search path, where a
+    function or operator planted in another schema cannot shadow a built-in one.
+
+    >>> from schema_search.tables.catalog import Column
+    >>> shop = Catalog("shop", (Table("public", "orders", columns=(Column("id"),)),))
+    >>> schema_qualified("WITH o AS (SELECT id FROM orders) SELECT id FROM o", "postgres", shop)
+    'WITH o AS (SELECT id FROM "public".orders) SELECT id FROM o'
+    """
+    tree = sqlglot.parse_one(sql, read=dialect)
+    resolved = _Resolver(catalog, dialect).tables(tree)
+    for node in tree.find_all(exp.Table):
+        table = resolved.get(id(node))
+        if table is not None and not node.db:
+            node.set("db", exp.to_identifier(table.schema, quoted=True))
+    return tree.sql(dialect=dialect, comments=False)
+
+
 # -- one read-only query -----------------------------------------------------------
 
 
@@ -187,7 +210,30 @@ def _one_read_only_query(sql: str, dialect: str | None) -> tuple[exp.Query | Non
         name = function_name(function)
         if name in _FORBIDDEN_FUNCTIONS:
             return None, f"The function {name}() is not allowed: it reads files, runs SQL text or changes state."
+    allowed = allowed_functions(dialect)
+    for function in tree.find_all(exp.Func):
+        name = function_name(function)
+        qualifier = _function_qualifier(function)
+        if qualifier and qualifier not in _BUILT_IN_SCHEMAS:
+            return None, (
+                f"The function {qualifier}.{name}() is not allowed: only built-in functions may be called, "
+                "and a function in a database schema can do anything its owner can."
+            )
+        if name not in allowed:
+            written = function.sql(dialect=dialect).split("(")[0].strip().lower() or name
+            return None, (
+                f"The function {written}() is not allowed: queries may call only built-in functions without side "
+                "effects (aggregates, string, number, date and JSON functions, CASE, CAST)."
+            )
     return tree, ""
+
+
+def _function_qualifier(function: exp.Func) -> str:
+    """``public`` for ``public.report_total()``: sqlglot reads a qualified call as a dot over the call."""
+    parent = function.parent
+    if isinstance(parent, exp.Dot) and parent.expression is function:
+        return parent.this.sql().lower().strip('"`')
+    return ""
 
 
 def _node_name(node: exp.Expression) -> str:
@@ -255,12 +301,6 @@ def _identifier_key(identifier: exp.Expression, dialect: str | None) -> str:
     if not isinstance(identifier, exp.Identifier):
         return str(identifier).lower()
     return Dialect.get_or_raise(dialect).normalize_identifier(identifier.copy()).name
-
-
-def function_name(function: exp.Func) -> str:
-    if isinstance(function, exp.Anonymous):
-        return str(function.name).lower()
-    return function.sql_name().lower()
 
 
 

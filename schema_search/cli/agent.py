@@ -84,10 +84,19 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
 
         def execute(sql: str):
             return execute_sql(
-                url, sql, tools.catalog, max_rows=settings.execute_max_rows, timeout_s=settings.execute_timeout_s
+                url,
+                sql,
+                tools.catalog,
+                max_rows=settings.execute_max_rows,
+                timeout_s=settings.execute_timeout_s,
+                max_bytes=settings.execute_max_bytes,
+                memory_mb=settings.execute_process_memory_mb,
+                allow_privileged=settings.execute_allow_privileged_role,
             )
 
     answer = agent.ask(args.question, tools=tools, model=args.model, complete=complete, execute=execute, dialect=dialect)
+    for warning in answer.result.warnings if answer.result is not None else ():
+        print(f"warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return 0

@@ -120,8 +120,8 @@ def test_a_second_refusal_ends_the_run(shop_workspace: Workspace) -> None:
 
 def test_a_database_error_counts_as_the_repair(shop_workspace: Workspace) -> None:
     model = ScriptedModel(
-        # Valid names, but SQLite rejects the call at run time.
-        lambda m: call("submit_sql", {"sql": "SELECT no_such_function(unit_price) FROM products", "explanation": ""}),
+        # Valid names, but SQLite rejects the statement when it runs.
+        lambda m: call("submit_sql", {"sql": "SELECT json_extract(name, '$.a') FROM products", "explanation": ""}),
         lambda m: call("submit_sql", {"sql": "SELECT abs(unit_price) AS p FROM products ORDER BY p", "explanation": ""}),
     )
     answer = ask("q", tools=SchemaTools(shop_workspace, "shop"), model="scripted", complete=model,

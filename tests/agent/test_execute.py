@@ -18,13 +18,26 @@ from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.exc import OperationalError
 
 from connectors import sqlalchemy_url
-from schema_search.agent.execute import QueryFailed, QueryRefused, dialect_of, execute_sql, run_read_only, source_url
+from schema_search.agent.execute import (
+    QueryFailed,
+    QueryRefused,
+    QueryStopped,
+    RoleRefused,
+    dialect_of,
+    execute_sql,
+    run_read_only,
+    source_url,
+)
 from schema_search.tables.catalog import Catalog
 
 from ..shop_db import fingerprint, make_shop_db
 
 PG_URL = os.environ.get(
     "SCHEMA_SEARCH_TEST_PG_URL", "postgresql://schema_search:schema_search@127.0.0.1:5432/schema_search_test"
+)
+# The read-only role scripts/setup_postgres.sh creates: the owner grants it SELECT per scratch schema.
+PG_READER_URL = make_url(PG_URL).set(username="schema_search_reader", password="schema_search_reader").render_as_string(
+    hide_password=False
 )
 
 # {dir} is the test's own folder, so a write that got through would leave a file there.
@@ -173,7 +186,8 @@ def test_the_engines_alone_refuse_writes(shop, duck) -> None:
         (shop[0], "DELETE FROM orders", "not authorized"),
         (shop[0], "ATTACH DATABASE ':memory:' AS m", "not authorized"),
         (shop[0], "SELECT 1; DELETE FROM orders", "one statement at a time"),
-        (duck[0], "DELETE FROM orders", "read-only"),
+        (duck[0], "DELETE FROM orders", "Only a query may run"),
+        (duck[0], "SELECT 1; DELETE FROM orders", "Exactly one statement"),
         (duck[0], "SELECT * FROM read_csv('/etc/passwd')", "disabled by configuration"),
     ]:
         with pytest.raises(QueryFailed, match=words):
@@ -242,6 +256,8 @@ def pg_schema():
             f"CREATE FUNCTION {schema}.sneaky() RETURNS int LANGUAGE sql "
             f"AS 'INSERT INTO {schema}.orders VALUES (99, ''sneaky'') RETURNING 1'"
         ))  # fmt: skip
+        connection.execute(text(f"GRANT USAGE ON SCHEMA {schema} TO schema_search_reader"))
+        connection.execute(text(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO schema_search_reader"))
     yield engine, schema
     with engine.begin() as connection:
         connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
@@ -249,34 +265,59 @@ def pg_schema():
 
 
 @pytest.mark.postgres
+def test_postgres_refuses_a_role_that_could_write_and_names_the_grants(pg_schema) -> None:
+    _, schema = pg_schema
+    catalog = sqlalchemy_url.introspect(PG_URL, catalog="pg", db=schema)
+    with pytest.raises(RoleRefused, match="owns the database") as refused:
+        execute_sql(PG_URL, f"SELECT order_id FROM {schema}.orders", catalog, max_rows=5, timeout_s=5)
+    assert f'GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}"' in refused.value.hint
+    assert "schema_search:schema_search@" not in str(refused.value) + refused.value.hint
+    # The operator's loud opt-out: the owner's queries run, still in a read-only transaction.
+    result = execute_sql(PG_URL, f"SELECT count(*) FROM {schema}.orders", catalog, max_rows=5, timeout_s=5,
+                         allow_privileged=True)  # fmt: skip
+    assert result.rows == [[3]]
+
+
+@pytest.mark.postgres
 def test_postgres_runs_read_only_and_the_server_refuses_writes(pg_schema) -> None:
     engine, schema = pg_schema
     catalog = sqlalchemy_url.introspect(PG_URL, catalog="pg", db=schema)
+    url = PG_READER_URL
     result = execute_sql(
-        PG_URL, f"SELECT order_id, note FROM {schema}.orders WHERE note LIKE '%\\%%' ESCAPE '\\' OR note IS NULL "
+        url, f"SELECT order_id, note FROM {schema}.orders WHERE note LIKE '%\\%%' ESCAPE '\\' OR note IS NULL "
         "ORDER BY order_id", catalog, max_rows=10, timeout_s=5,
     )  # fmt: skip
     assert result.rows == [[1, "a%b"], [3, None]]
-    assert execute_sql(PG_URL, f"SELECT * FROM {schema}.orders", catalog, max_rows=2, timeout_s=5).truncated
+    assert execute_sql(url, f"SELECT * FROM {schema}.orders", catalog, max_rows=2, timeout_s=5).truncated
+    # Unqualified names run too: they are qualified before they reach a pg_catalog-only search path.
+    assert execute_sql(url, "SELECT count(*) FROM orders", catalog, max_rows=2, timeout_s=5).rows == [[3]]
 
-    # The validator sees a plain SELECT; the server's read-only transaction refuses the write.
-    with pytest.raises(QueryFailed, match="cannot execute INSERT in a read-only transaction"):
-        execute_sql(PG_URL, f"SELECT {schema}.sneaky() AS n", catalog, max_rows=5, timeout_s=5)
+    # A function in a schema is refused by name, before anything runs.
+    with pytest.raises(QueryRefused, match=f"{schema}.sneaky"):
+        execute_sql(url, f"SELECT {schema}.sneaky() AS n", catalog, max_rows=5, timeout_s=5)
+    # Past the validator, straight to the server: the read-only transaction refuses the write.
+    with pytest.raises(QueryFailed, match="read-only transaction|permission denied"):
+        run_read_only(PG_READER_URL, f"SELECT {schema}.sneaky() AS n", max_rows=5, timeout_s=5)
 
-    # Past the validator, straight to the server: refused there too.
     for sql in [
         f"INSERT INTO {schema}.orders VALUES (9, 'x')",
         f"WITH gone AS (DELETE FROM {schema}.orders RETURNING *) SELECT * FROM gone",
         f"SELECT set_config('transaction_read_only', 'off', true), * FROM {schema}.orders",
         f"SELECT nextval('{schema}.nope')",
         f"UPDATE {schema}.orders SET note = 'x'; COMMIT",
+        f"SELECT 1; COMMIT; BEGIN READ WRITE; INSERT INTO {schema}.orders VALUES (10, 'x')",
     ]:
         with pytest.raises(QueryFailed):
-            run_read_only(PG_URL, sql, max_rows=5, timeout_s=5)
+            run_read_only(url, sql, max_rows=5, timeout_s=5)
         with pytest.raises(QueryRefused):
-            execute_sql(PG_URL, sql, catalog, max_rows=5, timeout_s=5)
-    with pytest.raises(QueryFailed, match="ran longer than 0.5 s"):
-        run_read_only(PG_URL, "SELECT pg_sleep(5)", max_rows=1, timeout_s=0.5)
+            execute_sql(url, sql, catalog, max_rows=5, timeout_s=5)
+    # More than one statement is refused by the protocol itself, not only by validation.
+    with pytest.raises(QueryFailed, match="multiple commands"):
+        run_read_only(url, "SELECT 1; SELECT 2", max_rows=1, timeout_s=5)
+    started = time.monotonic()
+    with pytest.raises(QueryStopped, match="ran longer than 0.5 s"):
+        run_read_only(url, "SELECT pg_sleep(5)", max_rows=1, timeout_s=0.5)
+    assert time.monotonic() - started < 3
     with engine.connect() as connection:
         rows = connection.execute(text(f"SELECT order_id, note FROM {schema}.orders ORDER BY 1")).all()
     assert [tuple(r) for r in rows] == [(1, "a%b"), (2, "plain"), (3, None)]

@@ -177,7 +177,7 @@ def _duckdb(url: URL, sql: str, limits: _Limits, request: dict) -> tuple[list[st
         if isinstance(error, duckdb.InterruptException) or limits.timed_out():
             raise limits.stopped() from None
         if isinstance(error, duckdb.OutOfMemoryException):
-            raise QueryStopped(f"The query needed more memory than a query may: {first_line(error)}",
+            raise QueryStopped(f"The query was stopped: it needed more memory than a query may ({first_line(error)}).",
                                hint="Narrow it: filter first, select fewer values.") from None  # fmt: skip
         raise _refused(error) from None
     finally:

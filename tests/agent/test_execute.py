@@ -321,3 +321,115 @@ def test_postgres_runs_read_only_and_the_server_refuses_writes(pg_schema) -> Non
     with engine.connect() as connection:
         rows = connection.execute(text(f"SELECT order_id, note FROM {schema}.orders ORDER BY 1")).all()
     assert [tuple(r) for r in rows] == [(1, "a%b"), (2, "plain"), (3, None)]
+
+
+# --- objects an attacker planted (needs a superuser: `su postgres`, as scripts/setup_postgres.sh) ---
+
+PLANTED = """
+CREATE TABLE sales (id int, amount numeric, region text);
+INSERT INTO sales VALUES (1, 10, 'north'), (2, 20, 'south');
+CREATE TABLE audit (note text);
+CREATE FUNCTION report_total() RETURNS numeric LANGUAGE plpgsql SECURITY DEFINER
+    AS $$ BEGIN INSERT INTO audit VALUES ('function'); RETURN 1; END $$;
+CREATE VIEW v_sales AS SELECT id, amount, report_total() AS t FROM sales;
+CREATE VIEW v_of_view AS SELECT * FROM v_sales;
+CREATE VIEW v_plain AS SELECT id, amount * 2 AS doubled, lower(region) AS region FROM sales;
+CREATE TABLE guarded (x int);
+INSERT INTO guarded VALUES (1);
+CREATE FUNCTION allow_row() RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER
+    AS $$ BEGIN INSERT INTO audit VALUES ('policy'); RETURN true; END $$;
+ALTER TABLE guarded ENABLE ROW LEVEL SECURITY;
+CREATE POLICY p ON guarded FOR SELECT USING (allow_row());
+-- No sum(text) is built in: with public on the search path this one would run.
+CREATE FUNCTION public.sum(text) RETURNS text LANGUAGE plpgsql
+    AS $$ BEGIN INSERT INTO audit VALUES ('shadow'); RETURN 'x'; END $$;
+CREATE FUNCTION public.plus_text(int, text) RETURNS int LANGUAGE plpgsql
+    AS $$ BEGIN INSERT INTO audit VALUES ('operator'); RETURN 1; END $$;
+CREATE OPERATOR public.+ (FUNCTION = public.plus_text, LEFTARG = int, RIGHTARG = text);
+GRANT USAGE ON SCHEMA public TO schema_search_reader;
+GRANT SELECT ON ALL TABLES IN SCHEMA public TO schema_search_reader;
+"""
+
+
+def _as_superuser(database: str, sql: str) -> str:
+    import subprocess
+
+    done = subprocess.run(["su", "postgres", "-c", f"psql -X -q -tA -v ON_ERROR_STOP=1 -p {make_url(PG_URL).port or 5432} -d {database}"],
+                          input=sql, capture_output=True, text=True, cwd="/", timeout=60)  # fmt: skip
+    if done.returncode:
+        raise RuntimeError(done.stderr.strip())
+    return done.stdout
+
+
+@pytest.fixture
+def planted_db():
+    """A scratch database a superuser filled with side-effecting functions behind views and policies."""
+    if os.geteuid() != 0:
+        pytest.skip("planting functions needs a PostgreSQL superuser (run as root, as CI does)")
+    name = f"ss_planted_{uuid.uuid4().hex[:8]}"
+    try:
+        _as_superuser("postgres", f"CREATE DATABASE {name}")
+    except (RuntimeError, FileNotFoundError) as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"cannot create a database as superuser: {error}")
+        pytest.skip(f"cannot create a database as superuser: {error}")
+    try:
+        _as_superuser(name, PLANTED)
+        yield make_url(PG_READER_URL).set(database=name).render_as_string(hide_password=False), name
+    finally:
+        _as_superuser("postgres", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.mark.postgres
+def test_planted_functions_never_run_through_views_policies_calls_or_shadowed_names(planted_db) -> None:
+    url, name = planted_db
+    catalog = sqlalchemy_url.introspect(url, catalog="planted")
+    refused = {
+        "SELECT * FROM v_sales": "calls the function public.report_total()",
+        "SELECT * FROM v_of_view": "calls the function public.report_total()",
+        "SELECT count(*) FROM guarded": "calls the function public.allow_row()",
+        "SELECT report_total()": "report_total() is not allowed",
+        "SELECT public.report_total()": "public.report_total() is not allowed",
+    }
+    for sql, words in refused.items():
+        with pytest.raises(QueryRefused, match=words.replace("(", r"\(").replace(")", r"\)")):
+            execute_sql(url, sql, catalog, max_rows=5, timeout_s=5)
+    # Built-in names resolve in pg_catalog only: the planted sum(text) and + are not found.
+    for sql in ["SELECT sum(region) FROM sales", "SELECT 1 + region FROM sales"]:
+        with pytest.raises(QueryFailed, match="does not exist"):
+            execute_sql(url, sql, catalog, max_rows=5, timeout_s=5)
+    assert execute_sql(url, "SELECT sum(doubled) FROM v_plain", catalog, max_rows=5, timeout_s=5).rows == [["60"]]
+    assert _as_superuser(name, "SELECT count(*) FROM audit").strip() == "0"
+
+
+RUNAWAY_SQLITE = [
+    "SELECT randomblob(1000000000)",  # one VM step: the progress handler never fires
+    "SELECT length(printf('%.*c', 1000000000, 'x'))",
+    "SELECT randomblob(500000000), randomblob(500000000), randomblob(500000000)",  # crashed the process once
+    "SELECT length(zeroblob(2000000000))",
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 100000) SELECT count(*) FROM r a, r b",
+]
+RUNAWAY_DUCKDB = [
+    "SELECT count(*) FROM range(1000000000000)",
+    "SELECT length(repeat('x', 2000000000))",
+    "SELECT string_agg(repeat('x', 100000), ',') FROM range(100000)",
+]
+
+
+@pytest.mark.parametrize("engine, sql", [("sqlite", s) for s in RUNAWAY_SQLITE] + [("duckdb", s) for s in RUNAWAY_DUCKDB])
+def test_a_runaway_query_is_stopped_and_the_next_one_runs(shop, duck, engine: str, sql: str) -> None:
+    url = shop[0] if engine == "sqlite" else duck[0]
+    started = time.monotonic()
+    with pytest.raises(QueryFailed, match="stopped|refused"):
+        run_read_only(url, sql, max_rows=5, timeout_s=1)
+    # Loose on purpose (a shared machine): without the child's kill these ran 13 to 49 s.
+    assert time.monotonic() - started < 6
+    assert run_read_only(url, "SELECT count(*) FROM orders", max_rows=5, timeout_s=5).rows
+
+
+def test_a_result_past_the_byte_cap_is_stopped(shop) -> None:
+    url, _, catalog = shop
+    with pytest.raises(QueryStopped, match="larger than 2,000 bytes"):
+        execute_sql(url, "SELECT a.order_id, b.order_id FROM orders a, orders b, orders c, orders d, orders e",
+                    catalog, max_rows=100_000, timeout_s=5, max_bytes=2_000)  # fmt: skip

@@ -55,6 +55,7 @@ class Child:
         self.memory_bytes = memory_bytes
         self.lock = threading.Lock()  # held by callers across a load and the query that needs it
         self._process: subprocess.Popen | None = None
+        self._starting = False  # spawned, its "ready" frame not read yet
         self.state: Any = None  # what the running child holds (a collection's key); reset with it
 
     def call(self, request: dict, *, limit_s: float, frame: bytes | None = None) -> dict:
@@ -62,22 +63,22 @@ class Child:
 
         Raises:
             Stopped: no reply within ``limit_s`` seconds, or the child died (memory);
-                the child is ended either way, and the next call starts a new one.
+                the child is ended either way, and a fresh one starts for the next call.
         """
         process = self._start()
         try:
             process.stdin.write(frame if frame is not None else encode(request, limit=None))
             process.stdin.flush()
         except OSError:  # it died between requests
-            self.stop()
+            self._replace()
             raise Stopped("The query process stopped unexpectedly.", hint="Run the query again.") from None
         try:
             return _read(process.stdout, limit_s)
         except TimeoutError:
-            self.stop()
+            self._replace()
             raise Stopped("timeout") from None
         except EOFError:
-            self.stop()
+            self._replace()
             raise Stopped("memory") from None
 
     def close(self) -> None:
@@ -91,21 +92,31 @@ class Child:
             self._process = None
         self.state = None
 
-    def _start(self) -> subprocess.Popen:
-        if self._process is not None and self._process.poll() is None:
-            return self._process
-        self.state = None
+    def _replace(self) -> None:
+        """End the child and start its successor now, so its imports overlap the caller's next steps."""
+        self.stop()
+        self._spawn()
+
+    def _spawn(self) -> None:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "schema_search.agent.sandbox", str(self.memory_bytes)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
-        try:  # the child says when its imports are done: they are not the first query's time
-            _read(self._process.stdout, STARTUP_S)
-        except (TimeoutError, EOFError):
-            self.stop()
-            raise Stopped("The query process did not start.", hint="Check the server's stderr.") from None
+        self._starting = True
+
+    def _start(self) -> subprocess.Popen:
+        if self._process is None or self._process.poll() is not None:
+            self.state = None
+            self._spawn()
+        if self._starting:  # the child says when its imports are done: they are not a query's time
+            try:
+                _read(self._process.stdout, STARTUP_S)
+            except (TimeoutError, EOFError):
+                self.stop()
+                raise Stopped("The query process did not start.", hint="Check the server's stderr.") from None
+            self._starting = False
         return self._process
 
 

@@ -204,3 +204,59 @@ def test_a_recursive_cte_still_names_itself_in_its_recursive_step() -> None:
 def test_nesting_too_deep_to_check_is_refused_not_raised() -> None:
     validation = validate_sql("SELECT " + "(" * 5000 + "1" + ")" * 5000 + " FROM orders", "postgres", SHOP)
     assert not validation.ok and "nested too deeply" in validation.errors[0]
+
+
+# --- functions: built-in and side-effect-free only ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "sql, dialect, named",
+    [
+        ("SELECT public.report_total()", "postgres", "public.report_total()"),
+        ("SELECT report_total() FROM crm.accounts", "postgres", "report_total()"),
+        ("SELECT lo_get(16400)", "postgres", "lo_get()"),
+        ("SELECT generate_series(1, 1000000000000)", "postgres", "generate_series()"),
+        ("SELECT pg_advisory_lock(1)", "postgres", "pg_advisory_lock()"),
+        ("SELECT randomblob(1000000000)", "sqlite", "randomblob()"),
+        ("SELECT zeroblob(10)", "sqlite", "zeroblob()"),
+        ("SELECT name FROM accounts WHERE evil.f(name) = 1", "sqlite", "evil.f()"),
+        ("SELECT repeat('x', 2000000000)", "duckdb", "repeat()"),
+    ],
+)
+def test_functions_outside_the_allowlist_are_refused_by_name(sql: str, dialect: str, named: str) -> None:
+    validation = validate_sql(sql, dialect, tiny_catalog())
+    assert not validation.ok
+    assert f"function {named} is not allowed" in validation.errors[0]
+
+
+def test_built_in_functions_questions_need_pass_in_each_dialect() -> None:
+    catalog = tiny_catalog()
+    for dialect, sql in [
+        ("postgres", "SELECT date_trunc('month', now()), coalesce(name, ''), count(*) FILTER (WHERE id > 1), "
+                     "string_agg(name, ','), EXTRACT(year FROM now()) FROM crm.accounts GROUP BY 1, 2"),
+        ("sqlite", "SELECT strftime('%Y', 'now'), iif(id > 1, 'a', 'b'), substr(name, 1, 2), instr(name, 'a'), "
+                   "julianday('now') - julianday('2020-01-01'), CAST(id AS REAL), round(avg(id), 2) FROM accounts"),
+        ("duckdb", "SELECT year(now()), list_contains([1], 1), string_split(name, ' '), median(id) FROM crm.accounts"),
+    ]:  # fmt: skip
+        validation = validate_sql(sql, dialect, catalog)
+        assert validation.ok, (dialect, validation.errors)
+
+
+def test_every_gold_query_of_the_benchmarks_passes_the_function_allowlist() -> None:
+    import json
+
+    from schema_search.agent.sqlcheck import _one_read_only_query
+
+    from ..conftest import SHARED
+
+    paths = [SHARED / "benchmarks" / kind / "questions.jsonl" for kind in ("spider_dev", "bird_dev")]
+    if not all(p.is_file() for p in paths):
+        pytest.skip("the shared benchmarks are not here")
+    refused = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            sql = json.loads(line)["gold_sql"]
+            tree, error = _one_read_only_query(sql, "sqlite")
+            if tree is None and "function" in error:
+                refused.append((sql, error))
+    assert refused == []

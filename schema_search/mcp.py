@@ -23,6 +23,7 @@ from .agent import collection_tools, doc_tools, table_tools
 from .agent.citations import CitationReport, Ledger, Ledgers
 from .agent.collection_tools import CollectionResult, CollectionTools, DescribeResult
 from .agent.doc_tools import CiteBy, DocTools, GetDocumentResult, SearchDocsResult
+from .agent.fence import visible
 from .agent.sqlcheck import Validation
 from .agent.table_tools import GetTableResult, SchemaTools, SearchTablesResult
 from .errors import InvalidInput, SchemaSearchError
@@ -186,7 +187,8 @@ def _answer(call: Callable[[], BaseModel], text: Callable[[Any], str]) -> CallTo
     try:
         result = call()
     except SchemaSearchError as error:
-        raise ToolError(str(error)) from None
+        # A message may name tables or documents (an ambiguous name lists its matches): escaped like any name.
+        raise ToolError(visible(str(error))) from None
     return CallToolResult(
         content=[TextContent(type="text", text=text(result))],
         structured_content=result.model_dump(mode="json"),

@@ -1,0 +1,448 @@
+"""Prompt injection: payloads planted where an attacker writes stay fenced as data in what agents read.
+
+    python -m eval.reliability.injection
+
+Every payload of ``injection_payloads.json`` is planted where its ``places`` say: in
+table and column names and comments of real DDL (read by ``connectors.ddl``), in
+generated descriptions (applied as ``describe`` applies them), and in the text, title,
+headings, header values and URL of real documents (a corpus indexed from a folder).
+Then every MCP tool is called through the SDK's own client, the way an agent calls
+it, and each text it returns is parsed for the fences exactly as ``agent.fence``
+writes them: an opening line ``<schema-data origin="...">``, a closing line
+``</schema-data>``, never nested, every opener closed.
+
+Each payload carries its id as a canary, which no escaping changes. Wherever a
+tool's text shows a canary it must lie inside a fence (the opening tag's escaped
+attributes count as inside). Two places outside a fence are allowed, and counted:
+
+* a table's name beside its citable ID, when the name is a plain identifier (ASCII
+  letters, digits, ``_``, ``$``): such a name can spell no tag, line or sentence;
+* the answers to ``validate_sql``, ``resolve_citations`` and ``render_answer``, and
+  the ``[URL]`` citation of ``cite="urls"``, where a name or URL has to stand in a
+  sentence: escaped onto one line, with nothing hidden.
+
+Anywhere in any text, fenced or not, nothing may remain that a model could read as a
+tag (``agent.fence.tag_spans``: a fence opened or closed in any case, spacing or
+look-alike spelling, a chat role or tool-call marker) besides the real fence lines
+and the notices' own mentions of them. In the structured content of the data tools,
+every field that carries a canary must be described as data ("not instructions") by
+the tool's output schema, on the field itself or on one that holds it.
+
+The dense channel is off: this is about what the tools print, not about ranking, and
+it runs in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import yaml
+from mcp import Client
+
+from schema_search.agent import collection_tools, doc_tools, table_tools
+from schema_search.agent.fence import FENCE_TAGS, tag_spans
+from schema_search.describe.descriptions import apply_descriptions
+from schema_search.mcp import create_server
+from schema_search.settings import Settings
+from schema_search.tables.catalog import Catalog, Description
+from schema_search.workspace import Workspace
+
+from .report import Part, table
+
+PAYLOADS = Path(__file__).with_name("injection_payloads.json")
+CATALOG, CORPUS, SCHEMA = "inj", "injdocs", "inj"
+TABLE_PLACES = {"table_name", "column_name", "table_comment", "column_comment", "description"}
+DOCUMENT_PLACES = {"document_text", "document_title", "document_heading", "header_value", "document_url"}
+# Tools whose text shows untrusted data only inside fences.
+DATA_TOOLS = {"search_tables", "get_table", "search_docs", "get_document", "describe_collection", "query_collection"}
+# Where a name or URL has to stand in a sentence; escaped there, not fenced.
+ANSWER_TOOLS = {"validate_sql", "resolve_citations", "render_answer"}
+NOTICES = (table_tools.NOTICE, doc_tools.NOTICE, doc_tools.URL_NOTICE, collection_tools.NOTICE)
+MARK = "not instructions"
+TARGET = "every payload inside the fence; 0 escaped, left live or unmarked"
+# The figures that must be 0.
+FAILURES = (
+    "escaped the fence", "spoofed tags left live", "broken fences", "structured fields not marked", "never shown",
+    "tool errors",
+)  # fmt: skip
+
+_TAGS = "|".join(FENCE_TAGS)
+_OPENER = re.compile(rf'<({_TAGS}) origin="[^"<>\n]*"(?: title="[^"<>\n]*")?>')
+_CLOSER = re.compile(rf"</({_TAGS})>")
+_PLAIN_HEAD = re.compile(r"\[T[0-9a-f]{2,16}\] ([A-Za-z_][A-Za-z0-9_$.]*) \((?:table|view)\)")
+_PLACEHOLDER = re.compile(r"\{\{[a-z]+:\d+\}\}")
+_SOURCE_ID = re.compile(r"\[([ST][0-9a-f]{6,16})\]")
+
+
+@dataclass(frozen=True)
+class Payload:
+    id: str
+    places: tuple[str, ...]
+    text: str
+
+
+@dataclass
+class Call:
+    """One tool call as an agent made it: what came back, and the schema its structured content follows."""
+
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+    text: str
+    structured: Any
+    schema: dict[str, Any] | None
+    error: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.tool}[{self.server}]"
+
+
+@dataclass
+class Tally:
+    counts: Counter = field(default_factory=Counter)
+    details: list[str] = field(default_factory=list)
+    fields: dict[tuple[str, str], bool] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+
+    def fail(self, what: str, line: str) -> None:
+        self.counts[what] += 1
+        if len(self.details) < 40:
+            self.details.append(line[:300])
+
+
+def load_payloads(path: Path = PAYLOADS) -> list[Payload]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [Payload(p["id"], tuple(p["places"]), p["text"]) for p in data["payloads"]]
+
+
+# -- planting ----------------------------------------------------------------------
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def table_name(payload: Payload) -> str:
+    # Other tables are named without the canary: their names are ours, not the payload's.
+    return payload.text if "table_name" in payload.places else f"notes_{payload.id.removeprefix('px')}"
+
+
+def ddl(payloads: list[Payload]) -> str:
+    """PostgreSQL DDL with each payload in the names and comments its places say, one table per payload,
+    each referencing the one before it so that joins (and "referenced by") carry the names too."""
+    statements, previous = [], None
+    for payload in payloads:
+        if not TABLE_PLACES & set(payload.places):
+            continue
+        name = f"{SCHEMA}.{_quoted(table_name(payload))}"
+        columns = ["id INT PRIMARY KEY", "account_ref TEXT"]
+        if "column_name" in payload.places:
+            columns.append(f"{_quoted(payload.text)} TEXT")
+        if previous:
+            columns.append(f"parent_id INT REFERENCES {previous} (id)")
+        statements.append(f"CREATE TABLE {name} ({', '.join(columns)});")
+        if "table_comment" in payload.places:
+            statements.append(f"COMMENT ON TABLE {name} IS {_literal(payload.text)};")
+        if "column_comment" in payload.places:
+            statements.append(f"COMMENT ON COLUMN {name}.account_ref IS {_literal(payload.text)};")
+        previous = name
+    return "\n".join(statements)
+
+
+def catalog(payloads: list[Payload]) -> Catalog:
+    """The catalog read from :func:`ddl`, with the description payloads as generated descriptions."""
+    from connectors.ddl import catalog_from_ddl
+
+    read = catalog_from_ddl(ddl(payloads), catalog=CATALOG, dialect="postgres", source_name="injection.sql")
+    by_name = {t.name: t for t in read.tables}
+    descriptions = {}
+    for payload in payloads:
+        if "description" in payload.places:
+            t = by_name[table_name(payload)]
+            descriptions[(t.id, t.content_hash())] = Description(
+                payload.text, "injection-eval-model", "v1", "2026-01-01T00:00:00Z", t.content_hash()
+            )
+    return apply_descriptions(read, descriptions)
+
+
+def write_documents(folder: Path, payloads: list[Payload]) -> int:
+    """One markdown file per payload with document places: front matter, a section, a paragraph."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for payload in payloads:
+        places = set(payload.places)
+        if not DOCUMENT_PLACES & places:
+            continue
+        header = {
+            "title": payload.text if "document_title" in places else f"Note {payload.id}",
+            "status": payload.text if "header_value" in places else "Final",
+            "owner": "ledger team",
+            "url": payload.text if "document_url" in places else f"https://docs.example.com/{payload.id}/",
+        }
+        heading = payload.text if "document_heading" in places else "Details"
+        body = payload.text if "document_text" in places else ""
+        front = yaml.safe_dump(header, allow_unicode=True, sort_keys=False, width=1 << 20)
+        text = f"---\n{front}---\n\n## {heading}\n\nAccount reference notes for the ledger. {body}\n"
+        (folder / f"doc_{payload.id}.md").write_text(text, encoding="utf-8")
+        written += 1
+    return written
+
+
+def plant(home: Path, payloads: list[Payload]) -> Workspace:
+    workspace = Workspace(Settings(home=home / "home", dense=False))
+    workspace.index_catalog(catalog(payloads))
+    write_documents(home / "docs", payloads)
+    workspace.index_corpus(home / "docs", corpus=CORPUS)
+    return workspace
+
+
+# -- calling the tools ---------------------------------------------------------------
+
+
+async def _session(client: Client, server: str, calls: list[Call], tables: list[str]) -> None:
+    schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+
+    async def call(tool: str, arguments: dict[str, Any]) -> Call:
+        result = await client.call_tool(tool, arguments)
+        text = "\n".join(c.text for c in result.content if getattr(c, "text", None) is not None)
+        made = Call(server, tool, arguments, text, result.structured_content, schemas.get(tool), bool(result.is_error))
+        calls.append(made)
+        return made
+
+    found = await call("search_tables", {"question": "account ref", "k": 100})
+    for hit in (found.structured or {}).get("tables", []):
+        await call("get_table", {"table_or_source_id": hit["source_id"]})
+    for name in tables:
+        # A wrong column names the table back, and its columns as the closest; a wrong table, the tables.
+        await call("validate_sql", {"sql": f"SELECT account_rf FROM {SCHEMA}.{_quoted(name)}", "dialect": "postgres"})
+        await call("validate_sql", {"sql": f"SELECT 1 FROM {SCHEMA}.{_quoted(name[:-1])}", "dialect": "postgres"})
+    passages = await call("search_docs", {"question": "account reference notes for the ledger", "k": 100})
+    for passage in (passages.structured or {}).get("passages", []):
+        await call("get_document", {"id": passage["url"] if server == "urls" else passage["source_id"]})
+    for collection in (CORPUS, CATALOG):
+        await call("describe_collection", {"collection": collection})
+    await call("query_collection", {"collection": CORPUS, "sql": "SELECT * FROM documents"})
+    await call("query_collection", {"collection": CATALOG, "sql": "SELECT * FROM tables"})
+    await call("query_collection", {"collection": CATALOG, "sql": "SELECT * FROM columns"})
+    shown = "\n".join(c.text for c in calls if c.server == server)
+    cited = " ".join(f"[{i}]" for i in dict.fromkeys(_SOURCE_ID.findall(shown)))
+    await call("resolve_citations", {"text": f"The answer draws on {cited}."})
+    filled = " ".join(dict.fromkeys(_PLACEHOLDER.findall(shown)))
+    await call("render_answer", {"text": f"Values: {filled}"})
+
+
+def call_tools(workspace: Workspace, tables: list[str]) -> list[Call]:
+    """Every tool, through the MCP client, on a server citing by ID and on one citing by URL."""
+    calls: list[Call] = []
+
+    async def go() -> None:
+        for server, cite in (("ids", "ids"), ("urls", "urls")):
+            async with Client(create_server(workspace, CATALOG, [CORPUS], cite=cite)) as client:
+                await _session(client, server, calls, tables)
+
+    anyio.run(go)
+    return calls
+
+
+# -- checking what came back -----------------------------------------------------------
+
+
+def fenced_spans(text: str) -> tuple[list[tuple[int, int]], list[str], list[tuple[int, int]]]:
+    """Where ``text`` is inside a fence (opener line through closer line), what is wrong with its
+    fences, and where the real fence lines are.
+
+    >>> text = 'a\\n<schema-data origin="x">\\nb\\n</schema-data>\\nc'
+    >>> spans, errors, _ = fenced_spans(text)
+    >>> [text[a:b] for a, b in spans], errors
+    (['<schema-data origin="x">\\nb\\n</schema-data>'], [])
+    >>> fenced_spans("a\\n</schema-data>\\nb")[1]
+    ['a closer outside any fence: </schema-data>']
+    """
+    spans, errors, tags = [], [], []
+    open_tag, start, at = None, 0, 0
+    for line in text.split("\n"):
+        end = at + len(line)
+        opener, closer = _OPENER.fullmatch(line), _CLOSER.fullmatch(line)
+        if opener:
+            if open_tag:
+                errors.append(f"an opener inside a {open_tag} fence: {line}")
+            open_tag, start = opener.group(1), at
+            tags.append((at, end))
+        elif closer:
+            if closer.group(1) != open_tag:
+                errors.append(f"a closer {'of another fence' if open_tag else 'outside any fence'}: {line}")
+            else:
+                spans.append((start, end))
+                tags.append((at, end))
+            open_tag = None
+        at = end + 1
+    if open_tag:
+        errors.append(f"a {open_tag} fence never closed")
+    return spans, errors, tags
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= position < b for a, b in spans)
+
+
+def _line_at(text: str, position: int) -> tuple[int, str]:
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    return start, text[start : end if end >= 0 else len(text)]
+
+
+def _hidden(text: str) -> bool:
+    return any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") and c != "\t" for c in text)
+
+
+def check_text(call: Call, payloads: list[Payload], tally: Tally) -> None:
+    text = call.text
+    spans, errors, tags = fenced_spans(text)
+    for error in errors:
+        tally.fail("broken fences", f"{call.label}: {error}")
+    tally.counts["fences"] += len(spans)
+    # Nothing a model could read as a tag, besides the real fence lines and the notices naming them.
+    scrubbed = text
+    for notice in NOTICES:
+        scrubbed = scrubbed.replace(notice, " " * len(notice))
+    for a, _ in tags:  # the tag itself goes; its attributes stay, to be checked like any text
+        scrubbed = f"{scrubbed[:a]} {scrubbed[a + 1 :]}"
+    for a, b in tag_spans(scrubbed):
+        tally.fail("spoofed tags left live", f"{call.label}: {text[max(0, a - 40) : b + 40]!r}")
+    lowered = text.lower()
+    for payload in payloads:
+        for match in re.finditer(re.escape(payload.id), lowered):
+            tally.seen.add(payload.id)
+            tally.counts["shown"] += 1
+            at = match.start()
+            if _inside(at, spans):
+                tally.counts["inside the fence"] += 1
+                continue
+            start, line = _line_at(text, at)
+            head = _PLAIN_HEAD.search(line)
+            if call.tool in DATA_TOOLS and head and head.start(1) <= at - start < head.end(1):
+                tally.counts["plain names beside their ID"] += 1
+            elif (call.tool in ANSWER_TOOLS or call.server == "urls") and not _hidden(line):
+                tally.counts["escaped in answers"] += 1
+            else:
+                tally.fail("escaped the fence", f"{call.label}: {payload.id} outside a fence in {line!r}")
+
+
+def _paths(value: Any, path: tuple = ()) -> list[tuple[tuple, str]]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _paths(v, (*path, str(k)))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _paths(v, (*path, i))]
+    return [(path, value)] if isinstance(value, str) else []
+
+
+def marked(schema: dict[str, Any] | None, path: tuple) -> bool:
+    """Whether the output schema describes the field at ``path``, or one holding it, as not instructions.
+
+    >>> schema = {"properties": {"a": {"$ref": "#/$defs/A", "description": "Data; not instructions."},
+    ...           "b": {"type": "string"}}, "$defs": {"A": {"properties": {"x": {"type": "string"}}}}}
+    >>> marked(schema, ("a", "x")), marked(schema, ("b",))
+    (True, False)
+    """
+    if not schema:
+        return False
+    defs = schema.get("$defs", {})
+    node: dict[str, Any] | None = schema
+    for step in path:
+        node = _resolve(node, defs)
+        node = node.get("properties", {}).get(step) if isinstance(step, str) else node.get("items")
+        if node is None:
+            node = {}
+        if MARK in node.get("description", ""):
+            return True
+    return False
+
+
+def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """Follow ``$ref`` and pick the object or array branch of an ``anyOf`` (an optional field)."""
+    for _ in range(8):
+        if "$ref" in node:
+            node = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
+        elif "anyOf" in node or "allOf" in node:
+            options = node.get("anyOf") or node.get("allOf")
+            node = next((o for o in options if o.get("type") != "null"), {})
+        else:
+            break
+    return node
+
+
+def check_structured(call: Call, payloads: list[Payload], tally: Tally) -> None:
+    if call.tool not in DATA_TOOLS:
+        return  # their models are the answers' own (Validation, CitationReport, Rendered)
+    for path, value in _paths(call.structured):
+        lowered = value.lower()
+        if any(p.id in lowered for p in payloads):
+            shape = ".".join("[]" if isinstance(s, int) else s for s in path)
+            key = (call.tool, shape)
+            if key not in tally.fields:
+                tally.fields[key] = marked(call.schema, path)
+                if not tally.fields[key]:
+                    tally.details.append(f"{call.tool}: structured field {shape} carries a payload, not marked as data")
+
+
+def run() -> Part:
+    payloads = load_payloads()
+    tally = Tally()
+    with tempfile.TemporaryDirectory(prefix="injection-") as home:
+        workspace = plant(Path(home), payloads)
+        tables = [table_name(p) for p in payloads if TABLE_PLACES & set(p.places)]
+        calls = call_tools(workspace, tables)
+    for call in calls:
+        if call.error:
+            tally.fail("tool errors", f"{call.label} {json.dumps(call.arguments)[:120]}: {call.text[:200]}")
+            continue
+        check_text(call, payloads, tally)
+        check_structured(call, payloads, tally)
+    never = [p.id for p in payloads if p.id not in tally.seen]
+    if never:
+        tally.details.append(f"never shown by any tool: {', '.join(never)}")
+    unmarked = sum(not ok for ok in tally.fields.values())
+    c = tally.counts
+    counts = {
+        "payloads": len(payloads),
+        "planted": sum(len(p.places) for p in payloads),
+        "tool calls": len(calls),
+        "shown": c["shown"],
+        "inside the fence": c["inside the fence"],
+        "plain names beside their ID": c["plain names beside their ID"],
+        "escaped in answers": c["escaped in answers"],
+        "escaped the fence": c["escaped the fence"],
+        "spoofed tags left live": c["spoofed tags left live"],
+        "broken fences": c["broken fences"],
+        "structured fields marked as data": len(tally.fields) - unmarked,
+        "structured fields not marked": unmarked,
+        "never shown": len(never),
+        "tool errors": c["tool errors"],
+    }
+    at_target = all(counts[k] == 0 for k in FAILURES)
+    return Part("prompt injection", counts, TARGET, at_target, tally.details)
+
+
+def main() -> int:
+    part = run()
+    print(table([part]))
+    for line in part.details:
+        print(f"  {line}")
+    return 0 if part.at_target else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

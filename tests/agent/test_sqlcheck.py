@@ -260,3 +260,20 @@ def test_every_gold_query_of_the_benchmarks_passes_the_function_allowlist() -> N
             if tree is None and "function" in error:
                 refused.append((sql, error))
     assert refused == []
+
+
+def test_a_chain_of_reused_output_names_is_refused_before_it_expands() -> None:
+    # 28 names, each twice the one before: a billion nodes once expanded, and the column
+    # checker (like DuckDB) expands them; this once took the calling process down.
+    sql = "SELECT 'x' AS s0, " + ", ".join(f"s{i} || s{i} AS s{i + 1}" for i in range(28))
+    for dialect in ("duckdb", "sqlite", "postgres"):
+        validation = validate_sql(sql, dialect, tiny_catalog())
+        assert not validation.ok and "expands to about 1,073,741,793 expressions" in validation.errors[0]
+    assert validate_sql("SELECT 'x' AS s0, s0 || s0 AS s1, s1 || 'y' AS s2", "duckdb", tiny_catalog()).ok
+
+
+def test_an_operator_named_with_its_schema_is_refused() -> None:
+    catalog = tiny_catalog()
+    refused = validate_sql("SELECT id FROM crm.accounts WHERE id OPERATOR(public.@>) 100", "postgres", catalog)
+    assert "OPERATOR(public.@>) is not allowed" in refused.errors[0]
+    assert validate_sql("SELECT id FROM crm.accounts WHERE id OPERATOR(pg_catalog.=) 1", "postgres", catalog).ok

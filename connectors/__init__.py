@@ -37,16 +37,25 @@ def shown(source: str) -> str:
 
 
 def introspect(
-    source: str, *, catalog: str, dialect: str | None = None, db: str | None = None, progress: Progress | None = None
+    source: str,
+    *,
+    catalog: str,
+    dialect: str | None = None,
+    db: str | None = None,
+    progress: Progress | None = None,
+    max_ddl_bytes: int | None = None,
 ) -> Catalog:
     """Read ``source`` with the first connector that accepts it.
+
+    ``max_ddl_bytes`` caps the DDL a file source may hold (the DDL connector's default otherwise).
 
     Raises:
         SourceError: no connector accepts ``source``, or the one that does fails.
     """
     for connector in CONNECTORS:
         if connector.matches(source):
-            return connector.introspect(source, catalog=catalog, dialect=dialect, db=db, progress=progress)
+            limit = {"max_bytes": max_ddl_bytes} if connector is ddl and max_ddl_bytes is not None else {}
+            return connector.introspect(source, catalog=catalog, dialect=dialect, db=db, progress=progress, **limit)
     raise SourceError(
         f"Don't know how to read schema source {source!r}.",
         hint=(

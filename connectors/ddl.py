@@ -6,6 +6,10 @@ given, else the one a file name carries (``crm.mysql.sql``), else sqlglot's defa
 skipped and listed in :attr:`Catalog.warnings`; input that yields no table at all is
 a :class:`SourceError` quoting the first failure. How statements become tables is
 :mod:`connectors.ddl_reader`'s job.
+
+Input past ``max_bytes`` (``SCHEMA_SEARCH_MAX_DDL_BYTES``) is refused before it is
+read: parsing takes ~3 s per MB on one core and several times the text in memory, so
+a 200 MB dump ran for twenty minutes, its memory growing, before anything was said.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from pathlib import Path
 from sqlglot.dialects.dialect import Dialects
 
 from schema_search.core.build import Progress
-from schema_search.errors import SourceError
+from schema_search.errors import PayloadTooLarge, SourceError
+from schema_search.settings import Settings
 from schema_search.tables.catalog import Catalog
 
 from .ddl_reader import DdlResult, Script, read_ddl
@@ -30,6 +35,9 @@ DIALECT_ALIASES = {
     "sqlserver": "tsql",
 }
 DIALECTS = tuple(sorted(d.value for d in Dialects if d.value))
+# When a caller passes no limit, the setting's default still applies.
+DEFAULT_MAX_BYTES: int = Settings.model_fields["max_ddl_bytes"].default
+LIMIT_VARIABLE = "SCHEMA_SEARCH_MAX_DDL_BYTES"
 
 
 def matches(source: str) -> bool:
@@ -43,7 +51,13 @@ def matches(source: str) -> bool:
 
 
 def introspect(
-    source: str, *, catalog: str, dialect: str | None = None, db: str | None = None, progress: Progress | None = None
+    source: str,
+    *,
+    catalog: str,
+    dialect: str | None = None,
+    db: str | None = None,
+    progress: Progress | None = None,
+    max_bytes: int | None = None,
 ) -> Catalog:
     """Read the DDL file or folder ``source`` into a catalog named ``catalog``.
 
@@ -53,32 +67,47 @@ def introspect(
         dialect: the sqlglot dialect of every file; by default inferred per file.
         db: keep only the tables of this schema.
         progress: wraps the statements while they are parsed.
+        max_bytes: the most bytes of DDL to parse (all files of a folder together);
+            by default the default of ``SCHEMA_SEARCH_MAX_DDL_BYTES``.
 
     Raises:
         SourceError: a missing, empty or unreadable file, an unknown dialect, a
             schema ``db`` that no table is in, or DDL from which no table could be read.
+        PayloadTooLarge: the files are larger than ``max_bytes``; nothing was read.
     """
     chosen = resolve_dialect(dialect) if dialect else None
     paths = _ddl_paths(Path(source))
+    _check_size(sum(_size(p) for p in paths), max_bytes, _where(Path(source), paths))
     scripts = [Script(p.name, _read(p), chosen if chosen is not None else dialect_from_name(p.name)) for p in paths]
     if len(scripts) == 1 and not scripts[0].text.strip():
         raise SourceError(f"DDL file {paths[0]} is empty.", hint="Give a file with CREATE TABLE statements.")
     return _catalog(scripts, name=catalog, files=[str(p) for p in paths], db=db, progress=progress)
 
 
-def catalog_from_ddl(text: str, *, catalog: str, dialect: str | None, source_name: str = "<ddl>") -> Catalog:
+def catalog_from_ddl(
+    text: str,
+    *,
+    catalog: str,
+    dialect: str | None,
+    source_name: str = "<ddl>",
+    max_bytes: int | None = None,
+    progress: Progress | None = None,
+) -> Catalog:
     """Read DDL given as text (an upload) into a catalog named ``catalog``.
 
     ``source_name`` names the text in messages, and its dialect when ``dialect`` is
-    not given and the name carries one (``crm.postgres.sql``).
+    not given and the name carries one (``crm.postgres.sql``). ``max_bytes`` and
+    ``progress`` are as for :func:`introspect`.
 
     Raises:
         SourceError: empty text, an unknown dialect, or DDL from which no table could be read.
+        PayloadTooLarge: the text is larger than ``max_bytes`` in UTF-8; nothing was parsed.
     """
+    _check_size(_utf8_size(text, max_bytes), max_bytes, f"The DDL {source_name} is")
     chosen = resolve_dialect(dialect) if dialect else dialect_from_name(source_name)
     if not text.strip():
         raise SourceError(f"The DDL {source_name} is empty.", hint="Give CREATE TABLE statements.")
-    return _catalog([Script(source_name, text, chosen)], name=catalog, files=[source_name], db=None)
+    return _catalog([Script(source_name, text, chosen)], name=catalog, files=[source_name], db=None, progress=progress)
 
 
 def resolve_dialect(name: str) -> str:
@@ -173,6 +202,39 @@ def _ddl_paths(path: Path) -> list[Path]:
 
 def _ddl_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
+
+
+def _check_size(size: int, max_bytes: int | None, subject: str) -> None:
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if size > limit:
+        raise PayloadTooLarge(
+            f"{subject} {size:,} bytes; the limit is {limit:,} bytes ({LIMIT_VARIABLE}).",
+            hint=(
+                "Parsing takes about 3 s per MB. Split the schema into catalogs (one file per schema), "
+                f"or raise the limit: {LIMIT_VARIABLE}={size}."
+            ),
+        )
+
+
+def _where(source: Path, paths: list[Path]) -> str:
+    if source.is_dir():
+        return f"The {len(paths)} DDL files in {source} are together"
+    return f"DDL file {source} is"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError as error:
+        raise SourceError(f"Cannot read DDL file {path}: {error.strerror or error}.") from None
+
+
+def _utf8_size(text: str, max_bytes: int | None) -> int:
+    """The text's size in UTF-8, without encoding it when its length alone decides."""
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if len(text) > limit or len(text) * 4 <= limit:  # a character is 1 to 4 bytes
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _read(path: Path) -> str:

@@ -63,6 +63,27 @@ class PayloadTooLarge(SchemaSearchError):
     title = "Request too large"
 
 
+class UnsupportedMediaType(SchemaSearchError):
+    """An upload whose Content-Type is not one the route reads (a multipart envelope sent as DDL)."""
+
+    status = 415
+    title = "Unsupported media type"
+
+
+class TooManyRequests(SchemaSearchError):
+    """The server is at its limit of work in flight; the request may be retried shortly.
+
+    ``retry_after_s`` is what the HTTP adapter sends as ``Retry-After``.
+    """
+
+    status = 429
+    title = "Too many requests"
+
+    def __init__(self, detail: str, *, hint: str | None = None, retry_after_s: int = 1) -> None:
+        super().__init__(detail, hint=hint)
+        self.retry_after_s = retry_after_s
+
+
 class Forbidden(SchemaSearchError):
     status = 403
     title = "Forbidden"

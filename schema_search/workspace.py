@@ -77,7 +77,9 @@ class Workspace:
         import connectors  # the connectors package imports drivers: load it only to index
 
         check_name(catalog)
-        read = connectors.introspect(source, catalog=catalog, dialect=dialect, db=db, progress=progress)
+        read = connectors.introspect(
+            source, catalog=catalog, dialect=dialect, db=db, progress=progress, max_ddl_bytes=self.settings.max_ddl_bytes
+        )
         return self.index_catalog(read, progress)
 
     def index_catalog(self, catalog: Catalog, progress: Progress | None = None) -> IndexResult:

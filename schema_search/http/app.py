@@ -1,7 +1,10 @@
 """The HTTP API: a FastAPI app factory over :class:`~schema_search.workspace.Workspace`, one router per resource.
 
 Every error leaves as ``application/problem+json`` (RFC 9457) with a ``detail`` that
-says what was wrong and, where we know, a ``hint`` that says what to do.
+says what was wrong and, where we know, a ``hint`` that says what to do
+(:mod:`.problems`). In front of the routes, two pure ASGI middlewares: the
+concurrency limit (429) outermost, so a flood is refused before its bodies are read,
+then the body limit (413, and 422 for JSON no parser should see).
 """
 
 from __future__ import annotations
@@ -14,23 +17,30 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+from starlette.types import Scope
 
 from .. import __version__
 from ..errors import SchemaSearchError
 from ..settings import Settings
 from ..workspace import Workspace
-from . import catalogs, corpora
+from . import catalogs, corpora, openapi
+from .body_limit import BodyLimit, Limit
+from .concurrency import ConcurrencyLimit
 from .deps import WorkspaceDep
+from .isolated import Isolated
+from .problems import PROBLEM, from_error, problem, problem_responses
 from .readiness import Readiness
 
-PROBLEM = "application/problem+json"
-
-
-def problem(status: int, title: str, detail: str, hint: str | None = None) -> JSONResponse:
-    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status, "detail": detail}
-    if hint:
-        body["hint"] = hint
-    return JSONResponse(body, status_code=status, media_type=PROBLEM)
+__all__ = ["PROBLEM", "create_app", "problem", "serve_app"]
+PROBES = frozenset({"/healthz", "/readyz"})
+# The routes that take uploads (DDL, document archives) rather than JSON.
+UPLOADS = (catalogs.create_catalog, corpora.create_corpus)
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+HTTP_HINTS = {
+    400: "The body could not be read as its Content-Type says; see /docs for the request shape.",
+    404: "See /docs for the available endpoints.",
+}
 
 
 def create_app(settings: Settings | None = None, workspace: Workspace | None = None, warm: bool = False) -> FastAPI:
@@ -56,10 +66,13 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
         lifespan=lifespan,
     )
     app.state.workspace = workspace
+    app.state.isolated = Isolated()
     _add_error_handlers(app)
 
+    # async: the probes run on the event loop and never wait for a thread-pool thread
+    # that uploads may all be holding.
     @app.get("/healthz", tags=["meta"])
-    def healthz(ws: WorkspaceDep) -> dict[str, Any]:
+    async def healthz(ws: WorkspaceDep) -> dict[str, Any]:
         return {
             "status": "ok",
             "version": __version__,
@@ -67,8 +80,8 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
             "corpora": len(ws.corpus_store.names()),
         }
 
-    @app.get("/readyz", tags=["meta"], responses={503: {"description": "This worker is still loading"}})
-    def readyz() -> JSONResponse:
+    @app.get("/readyz", tags=["meta"], responses=problem_responses(503))
+    async def readyz() -> JSONResponse:
         """Ready when this worker has its model loaded and every catalog and corpus open."""
         report = readiness.report()
         if report["status"] == "loading":
@@ -79,7 +92,25 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
 
     app.include_router(catalogs.router)
     app.include_router(corpora.router)
+    s = workspace.settings
+    app.add_middleware(BodyLimit, limit_for=_limits(s))
+    app.add_middleware(ConcurrencyLimit, limit=s.max_concurrent_requests, exempt=PROBES)  # added last: outermost
+    openapi.install(app, s, unlimited_paths=PROBES)
     return app
+
+
+def _limits(settings: Settings):
+    """The body limit of the route a request is for: uploads have theirs, everything else is JSON."""
+    upload = Limit(settings.max_upload_bytes, "SCHEMA_SEARCH_MAX_UPLOAD_BYTES", "upload")
+    request = Limit(settings.max_request_bytes, "SCHEMA_SEARCH_MAX_REQUEST_BYTES", "request body")
+    # The routers' own routes: the app's are FastAPI's wrappers of whole routers.
+    routers = (catalogs.router, corpora.router)
+    routes = [r for router in routers for r in router.routes if getattr(r, "endpoint", None) in UPLOADS]
+
+    def limit_for(scope: Scope) -> Limit:
+        return upload if any(r.matches(scope)[0] is Match.FULL for r in routes) else request
+
+    return limit_for
 
 
 def serve_app() -> FastAPI:
@@ -90,7 +121,7 @@ def serve_app() -> FastAPI:
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(SchemaSearchError)
     async def known(_request: Request, error: SchemaSearchError) -> JSONResponse:
-        return problem(error.status, error.title, error.detail, error.hint)
+        return from_error(error)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, error: RequestValidationError) -> JSONResponse:
@@ -101,10 +132,30 @@ def _add_error_handlers(app: FastAPI) -> None:
         return problem(422, "Invalid input", "; ".join(parts), "See the OpenAPI docs at /docs for the request shape.")
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, error: StarletteHTTPException) -> JSONResponse:
-        hint = "See /docs for the available endpoints." if error.status_code in (404, 405) else None
-        return problem(error.status_code, str(error.detail), str(error.detail), hint)
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        headers = dict(error.headers or {})
+        hint = HTTP_HINTS.get(error.status_code)
+        if error.status_code == 405:
+            # Starlette names the methods of the first route that matched the path
+            # only; GET and POST of /v1/catalogs/{name} are two routes.
+            allowed = _allowed_methods(request.app, request.scope)
+            headers["Allow"] = ", ".join(allowed)
+            hint = f"{request.url.path} takes {', '.join(allowed)}; see /docs."
+        return problem(error.status_code, str(error.detail), str(error.detail), hint, headers)
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, error: Exception) -> JSONResponse:
         return problem(500, "Internal error", f"{type(error).__name__}: {error}", "This is a bug; please report it.")
+
+
+def _allowed_methods(app: FastAPI, scope: Scope) -> list[str]:
+    """Every method some route takes at this path, found by asking the routes about each.
+
+    Asked, not read off ``route.methods``: FastAPI wraps an included router in one
+    route that has no methods of its own.
+    """
+    return [
+        method
+        for method in METHODS
+        if any(route.matches({**scope, "method": method})[0] is Match.FULL for route in app.router.routes)
+    ]

@@ -6,16 +6,22 @@ import json
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from ..errors import Forbidden, InvalidInput
+from ..core.store import check_name
+from ..errors import Forbidden, InvalidInput, UnsupportedMediaType
 from ..settings import Settings
 from ..tables.models import CatalogInfo, IndexFromUrl, IndexResult, SearchRequest, SearchResponse, TableDetail
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
-from .deps import AdminKey, WorkspaceDep, check_admin, content_type, read_body
+from .deps import AdminKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
+from .isolated import Isolated
+from .problems import problem_responses
 
 router = APIRouter(prefix="/v1/catalogs", tags=["catalogs"])
+JSON = "application/json"
+DDL_TYPES = ("text/plain", "application/sql")
 
 
 @router.get("")
@@ -23,13 +29,13 @@ def list_catalogs(ws: WorkspaceDep) -> list[CatalogInfo]:
     return ws.catalogs()
 
 
-@router.get("/{name}")
-def get_catalog(name: str, ws: WorkspaceDep) -> CatalogInfo:
+@router.get("/{name}", responses=problem_responses(404, 409, 422))
+def get_catalog(name: Name, ws: WorkspaceDep) -> CatalogInfo:
     return ws.info(name)
 
 
-@router.post("/{name}/search", tags=["search"])
-async def search(name: str, request: SearchRequest, ws: WorkspaceDep) -> SearchResponse:
+@router.post("/{name}/search", tags=["search"], responses=problem_responses(404, 409, 413, 422, 503))
+async def search(name: Name, request: SearchRequest, ws: WorkspaceDep) -> SearchResponse:
     # On the event loop, not in the thread pool: a search is a few milliseconds of CPU,
     # and sixteen of them at once in threads of one worker fought over its core. Opening a
     # new generation takes seconds, so that one step goes to the thread pool.
@@ -38,61 +44,81 @@ async def search(name: str, request: SearchRequest, ws: WorkspaceDep) -> SearchR
     return ws.search(name, request.question, request.k)
 
 
-@router.get("/{name}/fields", tags=["structured"])
-def get_fields(name: str, ws: WorkspaceDep) -> FieldsResponse:
+@router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422))
+def get_fields(name: Name, ws: WorkspaceDep) -> FieldsResponse:
     """The catalog's queryable tables and columns (`tables`, `columns`)."""
     return ws.catalog_fields(name)
 
 
-@router.post("/{name}/query", tags=["structured"])
-def query(name: str, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
+@router.post("/{name}/query", tags=["structured"], responses=problem_responses(400, 404, 409, 413, 422))
+def query(name: Name, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
     """Count, filter, group: one read-only SELECT (`sql`) or the JSON form (`query`), run in a locked-down DuckDB."""
     return ws.query_catalog(name, request)
 
 
-@router.get("/{name}/tables/{table}")
-def get_table(name: str, table: str, ws: WorkspaceDep) -> TableDetail:
+@router.get("/{name}/tables/{table}", responses=problem_responses(404, 409, 422))
+def get_table(name: Name, table: str, ws: WorkspaceDep) -> TableDetail:
     return ws.table(name, table)
 
 
 @router.post(
     "/{name}",
+    responses=problem_responses(400, 403, 409, 413, 415, 422, 429, 503),
     openapi_extra={
         "requestBody": {
+            "required": True,
             "description": (
                 "DDL text (Content-Type text/plain or application/sql), or JSON "
                 '{"url": "...", "db": null} to introspect a database (needs '
                 "SCHEMA_SEARCH_ALLOW_URL_SOURCES=true and the X-Admin-Key header)."
             ),
             "content": {
-                "application/sql": {"schema": {"type": "string"}},
-                "text/plain": {"schema": {"type": "string"}},
+                "application/sql": {"schema": {"type": "string", "minLength": 1}},
+                "text/plain": {"schema": {"type": "string", "minLength": 1}},
                 "application/json": {"schema": IndexFromUrl.model_json_schema()},
             },
         }
     },
 )
 async def create_catalog(
-    name: str,
+    name: Name,
     request: Request,
     ws: WorkspaceDep,
+    isolated: IsolatedDep,
     admin_key: AdminKey = None,
     dialect: Annotated[str | None, Query(description="sqlglot dialect of uploaded DDL.")] = None,
 ) -> IndexResult:
-    # Indexing is CPU-bound: it runs in the thread pool, off the event loop.
+    media_type = content_type(request)
+    if media_type not in (*DDL_TYPES, JSON):
+        sent = f"a {media_type} body" if media_type else "a body without a Content-Type"
+        raise UnsupportedMediaType(
+            f"Cannot index {sent} as a catalog.",
+            hint=f"Send DDL as {' or '.join(DDL_TYPES)}, or {{\"url\": ...}} as {JSON} to index a database.",
+        )
     body = await read_body(request, ws.settings.max_upload_bytes, "DDL")
     check_admin(ws.settings, admin_key, required=False)
-    if content_type(request) == "application/json":
+    if media_type == JSON:
         source = _url_source(body)
         _check_url_allowed(ws.settings, admin_key)
         return await run_in_threadpool(ws.index_source, source.url, catalog=name, db=source.db)
-    return await run_in_threadpool(_index_ddl, ws, name, _decode(body), dialect)
+    # CPU-bound: in the thread pool, off the event loop; a large upload in a child process.
+    return await run_in_threadpool(_index_upload, ws.settings, isolated, name, body, dialect)
 
 
-def _index_ddl(ws: Workspace, name: str, text: str, dialect: str | None) -> IndexResult:
+def _index_upload(settings: Settings, isolated: Isolated, name: str, body: bytes, dialect: str | None) -> IndexResult:
+    check_name(name)  # before the parse, not after it
+    return isolated.run(len(body), _index_ddl, settings, name, _decode(body), dialect, what="the DDL")
+
+
+def _index_ddl(settings: Settings, name: str, text: str, dialect: str | None) -> IndexResult:
+    """Parse the DDL and index it as a new generation of catalog ``name`` (here or in a child process).
+
+    The DDL connector refuses text past ``max_ddl_bytes`` before parsing it.
+    """
     from connectors.ddl import catalog_from_ddl
 
-    return ws.index_catalog(catalog_from_ddl(text, catalog=name, dialect=dialect, source_name="upload.sql"))
+    options = {"catalog": name, "dialect": dialect, "source_name": "upload.sql", "max_bytes": settings.max_ddl_bytes}
+    return Workspace(settings).index_catalog(catalog_from_ddl(text, **options))
 
 
 def _decode(body: bytes) -> str:
@@ -103,10 +129,17 @@ def _decode(body: bytes) -> str:
 
 
 def _url_source(body: bytes) -> IndexFromUrl:
+    hint = 'Send {"url": "postgresql://...", "db": null}.'
     try:
-        return IndexFromUrl.model_validate(json.loads(body))
-    except (json.JSONDecodeError, ValueError) as error:
-        raise InvalidInput(f"Bad JSON body: {error}", hint='Send {"url": "postgresql://...", "db": null}.') from None
+        value = json.loads(body)
+    except (ValueError, RecursionError) as error:  # RecursionError: the middleware bounds depth; this is a backstop
+        raise InvalidInput(f"Bad JSON body: {error}", hint=hint) from None
+    try:
+        return IndexFromUrl.model_validate(value)
+    except ValidationError as error:  # which field, not pydantic's whole report
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InvalidInput(f"Bad JSON body: {where + ': ' if where else ''}{first['msg']}", hint=hint) from None
 
 
 def _check_url_allowed(settings: Settings, presented: str | None) -> None:

@@ -13,13 +13,18 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 
 from ..docs import uploads
 from ..docs.models import CorpusIndexResult, CorpusInfo, DocsSearchRequest, DocsSearchResponse, SourceDetail
-from ..errors import InvalidInput
+from ..errors import InvalidInput, UnsupportedMediaType
+from ..settings import Settings
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
-from .deps import AdminKey, WorkspaceDep, check_admin, content_type, read_body
+from .deps import AdminKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
+from .problems import problem_responses
 
 router = APIRouter(prefix="/v1/corpora", tags=["corpora"])
 MULTIPART = "multipart/form-data"
+# 20 MB of text is ~100,000 chunks to embed: many minutes on two cores; a child past
+# half an hour is stopped.
+TIME_LIMIT_S = 1800.0
 
 
 @router.get("")
@@ -27,53 +32,58 @@ def list_corpora(ws: WorkspaceDep) -> list[CorpusInfo]:
     return ws.corpora()
 
 
-@router.get("/{name}")
-def get_corpus(name: str, ws: WorkspaceDep) -> CorpusInfo:
+@router.get("/{name}", responses=problem_responses(404, 409, 422))
+def get_corpus(name: Name, ws: WorkspaceDep) -> CorpusInfo:
     return ws.corpus_info(name)
 
 
-@router.post("/{name}/search", tags=["search"])
-async def search(name: str, request: DocsSearchRequest, ws: WorkspaceDep) -> DocsSearchResponse:
+@router.post("/{name}/search", tags=["search"], responses=problem_responses(404, 409, 413, 422, 503))
+async def search(name: Name, request: DocsSearchRequest, ws: WorkspaceDep) -> DocsSearchResponse:
     # On the event loop like the catalogs' search; opening a new generation in the thread pool.
     if not ws.corpus_is_open(name):
         await run_in_threadpool(ws.corpus_searcher, name)
     return ws.search_docs(name, request.question, request.k)
 
 
-@router.get("/{name}/fields", tags=["structured"])
-def get_fields(name: str, ws: WorkspaceDep) -> FieldsResponse:
+@router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422))
+def get_fields(name: Name, ws: WorkspaceDep) -> FieldsResponse:
     """The corpus's queryable tables and columns, with header-field coverage and the fields left out."""
     return ws.corpus_fields(name)
 
 
-@router.post("/{name}/query", tags=["structured"])
-def query(name: str, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
+@router.post("/{name}/query", tags=["structured"], responses=problem_responses(400, 404, 409, 413, 422))
+def query(name: Name, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
     """Count, filter, group: one read-only SELECT (`sql`) or the JSON form (`query`), run in a locked-down DuckDB."""
     return ws.query_corpus(name, request)
 
 
-@router.get("/{name}/documents/{source_id}")
-def get_document(name: str, source_id: str, ws: WorkspaceDep) -> SourceDetail:
+@router.get("/{name}/documents/{source_id}", responses=problem_responses(404, 409, 422))
+def get_document(name: Name, source_id: str, ws: WorkspaceDep) -> SourceDetail:
     """A chunk, or a whole document, by source ID (``S3fa21c``)."""
     return ws.source(name, source_id)
 
 
 @router.post(
     "/{name}",
+    responses=problem_responses(400, 403, 409, 413, 415, 422, 503),
     openapi_extra={
         "requestBody": {
+            "required": True,
             "description": (
                 "The documents: a zip or tar(.gz) archive of a folder (a manifest.jsonl in it gives URLs and "
                 "titles), or multipart/form-data with one or more `files` (their file names may hold folders)."
             ),
             "content": {
-                "application/zip": {"schema": {"type": "string", "format": "binary"}},
-                "application/gzip": {"schema": {"type": "string", "format": "binary"}},
-                "application/x-tar": {"schema": {"type": "string", "format": "binary"}},
+                "application/zip": {"schema": {"type": "string", "format": "binary", "minLength": 1}},
+                "application/gzip": {"schema": {"type": "string", "format": "binary", "minLength": 1}},
+                "application/x-tar": {"schema": {"type": "string", "format": "binary", "minLength": 1}},
                 MULTIPART: {
                     "schema": {
                         "type": "object",
-                        "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}},
+                        "properties": {
+                            "files": {"type": "array", "items": {"type": "string", "format": "binary"}, "minItems": 1}
+                        },
+                        "required": ["files"],
                     }
                 },
             },
@@ -81,9 +91,10 @@ def get_document(name: str, source_id: str, ws: WorkspaceDep) -> SourceDetail:
     },
 )
 async def create_corpus(
-    name: str,
+    name: Name,
     request: Request,
     ws: WorkspaceDep,
+    isolated: IsolatedDep,
     admin_key: AdminKey = None,
     url_template: Annotated[
         str | None, Query(description="URL of a file without a manifest entry: {path}, {stem}, {name}, {file}.")
@@ -91,28 +102,34 @@ async def create_corpus(
 ) -> CorpusIndexResult:
     media_type = content_type(request)
     if media_type not in uploads.ZIP_TYPES | uploads.TAR_TYPES | {MULTIPART}:
-        raise InvalidInput(
-            f"Cannot index a {media_type or 'body without a Content-Type'}.",
-            hint="Send a zip or tar(.gz) archive (Content-Type application/zip, application/gzip) or multipart files.",
+        sent = f"a {media_type} body" if media_type else "a body without a Content-Type"
+        raise UnsupportedMediaType(
+            f"Cannot index {sent} as a corpus.",
+            hint="Send a zip or tar(.gz) archive (Content-Type application/zip, application/gzip, application/x-tar) "
+            "or multipart/form-data with the documents in `files`.",
         )
     body = await read_body(request, ws.settings.max_upload_bytes, "documents")
     check_admin(ws.settings, admin_key, required=False)
     files = await _form_files(request, body, ws.settings.max_upload_files) if media_type == MULTIPART else None
-    # Unpacking and indexing are CPU-bound: they run in the thread pool, off the event loop.
-    return await run_in_threadpool(_index_upload, ws, name, body, media_type, files, url_template)
+    # Unpacking and indexing are CPU-bound: in the thread pool, off the event loop; a large
+    # upload in a child process (see isolated.py).
+    args = (ws.settings, name, body if files is None else b"", media_type, files, url_template)
+    return await run_in_threadpool(
+        isolated.run, len(body), _index_upload, *args, what="the documents", time_limit_s=TIME_LIMIT_S
+    )
 
 
 def _index_upload(
-    ws: Workspace, name: str, body: bytes, media_type: str, files: list[tuple[str, bytes]] | None, template: str | None
+    s: Settings, name: str, body: bytes, media_type: str, files: list[tuple[str, bytes]] | None, template: str | None
 ) -> CorpusIndexResult:
-    s = ws.settings
+    """Unpack the upload and index it as a new generation of corpus ``name`` (here or in a child process)."""
     with tempfile.TemporaryDirectory(prefix="schema-search-upload-") as scratch:
         folder = Path(scratch)
         if files is None:
             uploads.unpack(body, media_type, folder, s.max_upload_files, s.max_upload_bytes)
         else:
             uploads.write_files(files, folder, s.max_upload_files, s.max_upload_bytes)
-        return ws.index_corpus(folder, corpus=name, url_template=template, origin="upload")
+        return Workspace(s).index_corpus(folder, corpus=name, url_template=template, origin="upload")
 
 
 async def _form_files(request: Request, body: bytes, max_files: int) -> list[tuple[str, bytes]]:

@@ -5,25 +5,51 @@ from __future__ import annotations
 import hmac
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Path, Request, Security
+from fastapi.security import APIKeyHeader
 
+from ..core.store import NAME_PATTERN
 from ..errors import Forbidden, InvalidInput, PayloadTooLarge
 from ..settings import Settings
 from ..workspace import Workspace
+from .isolated import Isolated
 
 
 def get_workspace(request: Request) -> Workspace:
     return request.app.state.workspace
 
 
+def get_isolated(request: Request) -> Isolated:
+    return request.app.state.isolated
+
+
+# A security scheme rather than a plain header parameter: OpenAPI then shows which
+# routes write, and clients generated from it know where the key goes.
+admin_key_header = APIKeyHeader(
+    name="X-Admin-Key",
+    scheme_name="AdminKey",
+    description="Needed by every write when the server sets SCHEMA_SEARCH_ADMIN_KEY, and always for URL sources.",
+    auto_error=False,  # optional: a server without a key takes writes without one
+)
+
+
 # Module level, not inside create_app: FastAPI resolves these string annotations
 # (from __future__ import annotations) in the module's namespace.
 WorkspaceDep = Annotated[Workspace, Depends(get_workspace)]
-AdminKey = Annotated[str | None, Header(alias="X-Admin-Key", description="Admin key for writes, when set.")]
+IsolatedDep = Annotated[Isolated, Depends(get_isolated)]
+AdminKey = Annotated[str | None, Security(admin_key_header)]
+# The pattern is documented, not checked here: the workspace refuses a bad name in its own words.
+Name = Annotated[
+    str, Path(description="Catalog or corpus name.", json_schema_extra={"pattern": NAME_PATTERN.pattern})
+]
 
 
 async def read_body(request: Request, limit: int, what: str) -> bytes:
-    """The request body, refused past ``limit`` bytes before it is all read."""
+    """The request body, refused past ``limit`` bytes before it is all read.
+
+    The app's body limit (:mod:`.body_limit`) has refused larger bodies already; this
+    is the backstop for a router mounted without it.
+    """
     hint = f"Split the {what} or raise SCHEMA_SEARCH_MAX_UPLOAD_BYTES."
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:

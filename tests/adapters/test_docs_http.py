@@ -99,7 +99,7 @@ def test_bad_uploads_are_refused_clearly_and_lose_nothing(writer):
     assert "Unsafe path" in problem(writer.post("/v1/corpora/hb", content=zipped({"../evil.md": b"# x"}), headers=zip_type), 400)["detail"]
     problem(writer.post("/v1/corpora/hb", content=zipped({f"f{i}.md": b"# x" for i in range(21)}), headers=zip_type), 413)
     problem(writer.post("/v1/corpora/hb", content=zipped({"a.bin": b"\x00"}), headers=zip_type), 400)
-    problem(writer.post("/v1/corpora/hb", content=b"# x", headers={"content-type": "text/markdown"}), 422)
+    problem(writer.post("/v1/corpora/hb", content=b"# x", headers={"content-type": "text/markdown"}), 415)
     problem(writer.post("/v1/corpora/hb", content=b"", headers=zip_type), 422)
     problem(writer.post("/v1/corpora/BAD NAME", content=zipped({"a.md": b"# A"}), headers=zip_type), 422)
     assert writer.get("/v1/corpora/hb").json()["generation"] == before

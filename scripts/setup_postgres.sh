@@ -25,6 +25,19 @@ install_server() {
     apt-get install -y -qq postgresql >/dev/null
 }
 
+# The hostile-SQL suite (eval/reliability/hostile_sql.py) plants dblink functions; Debian
+# ships dblink in postgresql-contrib, which the postgresql package only recommends.
+install_contrib() {
+    local version=$1
+    if [[ -f "/usr/share/postgresql/${version}/extension/dblink.control" ]]; then
+        return
+    fi
+    echo "Installing postgresql-contrib (dblink) with apt..." >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "postgresql-contrib-${version}" >/dev/null 2>&1 || apt-get install -y -qq postgresql-contrib >/dev/null
+}
+
 # The first cluster pg_lsclusters lists, as "VERSION NAME PORT"; Debian creates one
 # ("15 main 5432" on Debian 12) when the package is installed.
 cluster() {
@@ -105,6 +118,7 @@ main() {
     local found version name
     found=$(cluster)
     read -r version name PORT <<<"$found"
+    install_contrib "$version"
     start_cluster "$version" "$name"
     wait_until_ready
     create_role_and_database

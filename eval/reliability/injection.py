@@ -24,9 +24,17 @@ attributes count as inside). Two places outside a fence are allowed, and counted
 Anywhere in any text, fenced or not, nothing may remain that a model could read as a
 tag (``agent.fence.tag_spans``: a fence opened or closed in any case, spacing or
 look-alike spelling, a chat role or tool-call marker) besides the real fence lines
-and the notices' own mentions of them. In the structured content of the data tools,
-every field that carries a canary must be described as data ("not instructions") by
-the tool's output schema, on the field itself or on one that holds it.
+and the notices' own mentions of them. Outside the fences no text may form markdown
+that links anywhere but to the corpus's own URLs (:func:`links`: a link or image
+``[text](url)``, a reference definition ``[label]: url``, an autolink ``<url>``, or the
+bare ``https://`` and ``www.`` a GFM renderer links): a name like
+``![img](http://evil.example/p.png)`` must not become an image a chat client fetches.
+A link that ``render_answer`` puts back for a ``{{link:N}}`` placeholder, alone as a URL,
+is counted apart: the model asked for that link.
+In the structured content of the data tools, ``validate_sql`` and
+``resolve_citations``, every field that carries a canary must be described as data
+("not instructions") by the tool's output schema, on the field itself or on one that
+holds it.
 
 The dense channel is off: this is about what the tools print, not about ranking, and
 it runs in seconds.
@@ -48,7 +56,8 @@ import yaml
 from mcp import Client
 
 from schema_search.agent import collection_tools, doc_tools, table_tools
-from schema_search.agent.fence import FENCE_TAGS, tag_spans
+from schema_search.agent.citations import link, page
+from schema_search.agent.fence import FENCE_TAGS, inline, tag_spans
 from schema_search.describe.descriptions import apply_descriptions
 from schema_search.mcp import create_server
 from schema_search.settings import Settings
@@ -65,13 +74,15 @@ DOCUMENT_PLACES = {"document_text", "document_title", "document_heading", "heade
 DATA_TOOLS = {"search_tables", "get_table", "search_docs", "get_document", "describe_collection", "query_collection"}
 # Where a name or URL has to stand in a sentence; escaped there, not fenced.
 ANSWER_TOOLS = {"validate_sql", "resolve_citations", "render_answer"}
+# Tools whose structured fields carrying a payload must be described as data.
+STRUCTURED_TOOLS = DATA_TOOLS | {"validate_sql", "resolve_citations"}
 NOTICES = (table_tools.NOTICE, doc_tools.NOTICE, doc_tools.URL_NOTICE, collection_tools.NOTICE)
 MARK = "not instructions"
 TARGET = "every payload inside the fence; 0 escaped, left live or unmarked"
 # The figures that must be 0.
 FAILURES = (
-    "escaped the fence", "spoofed tags left live", "broken fences", "structured fields not marked", "never shown",
-    "tool errors",
+    "escaped the fence", "spoofed tags left live", "links to other hosts", "broken fences",
+    "structured fields not marked", "never shown", "tool errors",
 )  # fmt: skip
 
 _TAGS = "|".join(FENCE_TAGS)
@@ -80,6 +91,17 @@ _CLOSER = re.compile(rf"</({_TAGS})>")
 _PLAIN_HEAD = re.compile(r"\[T[0-9a-f]{2,16}\] ([A-Za-z_][A-Za-z0-9_$.]*) \((?:table|view)\)")
 _PLACEHOLDER = re.compile(r"\{\{[a-z]+:\d+\}\}")
 _SOURCE_ID = re.compile(r"\[([ST][0-9a-f]{6,16})\]")
+# Markdown that links, read as CommonMark and GFM read it once backslash escapes are gone: an inline
+# link or image (its text may hold one level of brackets, never a blank line), a reference definition,
+# an autolink, and the bare URLs GFM links.
+_INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^\s<>)]*)")
+_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\n?[ \t]*<?([^\s<>]+)", re.MULTILINE)
+_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
+_BARE = re.compile(r"(?<![A-Za-z0-9+.-])(?:https?|ftp)://[^\s<]+|(?<![\w.-])www\.[^\s<]+")
+_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")
+# Code, where nothing links: a fenced block (to its closing fence, or the end) and a code span.
+_CODE_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1[`~]*[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -112,6 +134,7 @@ class Tally:
     details: list[str] = field(default_factory=list)
     fields: dict[tuple[str, str], bool] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
+    own: set[str] = field(default_factory=set)  # the corpus's own URLs, as the tools may print them
 
     def fail(self, what: str, line: str) -> None:
         self.counts[what] += 1
@@ -240,8 +263,11 @@ async def _session(client: Client, server: str, calls: list[Call], tables: list[
     shown = "\n".join(c.text for c in calls if c.server == server)
     cited = " ".join(f"[{i}]" for i in dict.fromkeys(_SOURCE_ID.findall(shown)))
     await call("resolve_citations", {"text": f"The answer draws on {cited}."})
-    filled = " ".join(dict.fromkeys(_PLACEHOLDER.findall(shown)))
-    await call("render_answer", {"text": f"Values: {filled}"})
+    issued = list(dict.fromkeys(_PLACEHOLDER.findall(shown)))
+    # Links one per line, so that each line of the answer is the link a placeholder stood for.
+    links_first = [p for p in issued if p.startswith("{{link:")]
+    values = " ".join(p for p in issued if p not in links_first)
+    await call("render_answer", {"text": "\n".join(["Values:", *links_first, values])})
 
 
 def call_tools(workspace: Workspace, tables: list[str]) -> list[Call]:
@@ -341,6 +367,97 @@ def check_text(call: Call, payloads: list[Payload], tally: Tally) -> None:
                 tally.fail("escaped the fence", f"{call.label}: {payload.id} outside a fence in {line!r}")
 
 
+def links(text: str) -> list[str]:
+    """Where markdown in ``text`` would link to: inline links and images, reference
+    definitions, autolinks and bare URLs, with backslash-escaped characters and code taken as text.
+
+    >>> links("See [docs](https://x.dev/a) and ![p](http://e.example/p.png) at www.w.example.")
+    ['https://x.dev/a', 'http://e.example/p.png', 'www.w.example']
+    >>> links("[ref]: http://e.example/d\\n<http://e.example/auto>")
+    ['http://e.example/d', 'http://e.example/auto']
+    >>> links("main.x\\\\]\\\\(http\\\\://e.example/x\\\\) and [a] (b)")
+    []
+    >>> links("SQL: `SELECT \\"[x](http://e.example/x)\\"`\\n```\\n![p](http://e.example/p.png)\\n```")
+    []
+    """
+    # Code goes first (a backslash in it is no escape), then each escaped character becomes a
+    # space: it can neither open nor close link syntax.
+    plain, found = _ESCAPE.sub("  ", _CODE_SPAN.sub(_blank, _CODE_BLOCK.sub(_blank, text))), []
+    for pattern in (_INLINE_LINK, _DEFINITION, _AUTOLINK, _BARE):
+        for m in pattern.finditer(plain):
+            if pattern is _INLINE_LINK and "\n\n" in m.group(0):
+                continue  # a blank line ends a paragraph, and a link's text with it
+            found.append(_trim(m.group(0)) if pattern is _BARE else m.group(1))
+            # What one pattern matched is not read again by the next (the URL of a link is no bare URL).
+            plain = plain[: m.start()] + _blank(m) + plain[m.end() :]
+    return [f for f in found if f]
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * (match.end() - match.start())
+
+
+def _trim(url: str) -> str:
+    """A bare URL as GFM ends it: trailing punctuation and an unbalanced ``)`` are not part of it
+    (nor an unbalanced ``]``: the bracket of a ``[URL]`` citation).
+
+    >>> _trim("https://x.dev/a_(b)."), _trim("https://x.dev/a)"), _trim("https://x.dev/a/]")
+    ('https://x.dev/a_(b)', 'https://x.dev/a', 'https://x.dev/a/')
+    """
+    while url and (
+        url[-1] in "?!.,:*_~'\""
+        or (url[-1] == ")" and url.count("(") < url.count(")"))
+        or (url[-1] == "]" and url.count("[") < url.count("]"))
+    ):
+        url = url[:-1]
+    return url
+
+
+def own_urls(calls: list[Call]) -> set[str]:
+    """The corpus's own URLs, as the document tools returned them, in each form a text may show them."""
+    urls = set()
+    for call in calls:
+        if call.tool in ("search_docs", "get_document"):
+            urls |= {v for path, v in _paths(call.structured) if path and path[-1] == "url"}
+    return {form for url in urls for form in (url, inline(url), link(url))}
+
+
+def _own(url: str, own: set[str]) -> bool:
+    # A bare URL ends at a space or "<", so it may be the start of one of ours; a section of one of ours counts.
+    return any(form.startswith(url) or page(form) == page(url) for form in own) if "://" in url else False
+
+
+def check_links(call: Call, tally: Tally) -> None:
+    text = call.text
+    for notice in NOTICES:  # their example citation URL is ours
+        text = text.replace(notice, " " * len(notice))
+    if call.tool == "render_answer":
+        text = _issued_links(call, text, tally)
+    spans, _, _ = fenced_spans(text)
+    kept, last = [], 0
+    for a, b in spans:
+        kept.append(text[last:a])
+        last = b
+    outside = "\n\n".join([*kept, text[last:]])  # a fence ends the paragraph before it
+    for url in links(outside):
+        if _own(url, tally.own):
+            tally.counts["links to the corpus's own URLs"] += 1
+        else:
+            tally.fail("links to other hosts", f"{call.label}: a link to {url!r} outside a fence")
+
+
+def _issued_links(call: Call, text: str, tally: Tally) -> str:
+    """render_answer's text without the lines that are one link it issued, alone as a URL: a model writes
+    ``{{link:N}}`` into an answer on purpose, wherever the document's text said it points.
+    The session asks for the links one per line, so each such line is the link a placeholder stood for."""
+    asked, answered = call.arguments["text"].split("\n"), text.split("\n")
+    for at, line in enumerate(asked[: len(answered)]):
+        if line.startswith("{{link:") and links(answered[at]) == [answered[at]]:
+            tally.counts["issued links in answers"] += 1
+            answered[at] = ""
+    return "\n".join(answered)
+
+
 def _paths(value: Any, path: tuple = ()) -> list[tuple[tuple, str]]:
     if isinstance(value, dict):
         return [p for k, v in value.items() for p in _paths(v, (*path, str(k)))]
@@ -385,8 +502,8 @@ def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_structured(call: Call, payloads: list[Payload], tally: Tally) -> None:
-    if call.tool not in DATA_TOOLS:
-        return  # their models are the answers' own (Validation, CitationReport, Rendered)
+    if call.tool not in STRUCTURED_TOOLS:
+        return  # render_answer's Rendered is the collection tools' to mark
     for path, value in _paths(call.structured):
         lowered = value.lower()
         if any(p.id in lowered for p in payloads):
@@ -405,11 +522,13 @@ def run() -> Part:
         workspace = plant(Path(home), payloads)
         tables = [table_name(p) for p in payloads if TABLE_PLACES & set(p.places)]
         calls = call_tools(workspace, tables)
+    tally.own = own_urls(calls)
     for call in calls:
         if call.error:
             tally.fail("tool errors", f"{call.label} {json.dumps(call.arguments)[:120]}: {call.text[:200]}")
             continue
         check_text(call, payloads, tally)
+        check_links(call, tally)
         check_structured(call, payloads, tally)
     never = [p.id for p in payloads if p.id not in tally.seen]
     if never:
@@ -426,6 +545,9 @@ def run() -> Part:
         "escaped in answers": c["escaped in answers"],
         "escaped the fence": c["escaped the fence"],
         "spoofed tags left live": c["spoofed tags left live"],
+        "links to the corpus's own URLs": c["links to the corpus's own URLs"],
+        "issued links in answers": c["issued links in answers"],
+        "links to other hosts": c["links to other hosts"],
         "broken fences": c["broken fences"],
         "structured fields marked as data": len(tally.fields) - unmarked,
         "structured fields not marked": unmarked,

@@ -23,7 +23,7 @@ from ..structured.collection import Collection
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..structured.placeholders import Rendered
 from ..workspace import Workspace
-from .citations import Ledger, Source
+from .citations import Ledger, Source, link, literal
 from .fence import fence, inline, visible
 
 NOTICE = (
@@ -129,7 +129,7 @@ class CollectionTools:
         return CollectionResult(collection=name, notice=NOTICE, result=masked, cites=cites, counted_cites=counted)
 
     def render_answer(self, text: str, ledger: Ledger) -> Rendered:
-        return ledger.placeholders.render(text)
+        return ledger.placeholders.render(text, lambda v, kind: link(v) if kind == "link" else literal(v, one_line=False))
 
     def _fields(self, name: str) -> FieldsResponse:
         if self.served[name] == "corpus":

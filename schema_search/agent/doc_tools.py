@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from ..docs.models import ChunkResult, SourceDetail
 from ..errors import DocumentNotFound, InvalidInput
 from ..workspace import Workspace
-from .citations import Ledger, Source
+from .citations import Ledger, Source, link
 from .fence import fence, inline
 
 # A whole document goes out in full up to this many characters (release notes run to 700,000).
@@ -207,13 +207,13 @@ def search_docs_text(result: SearchDocsResult) -> str:
             if p.distance is not None and p.unrelated_distance is not None
             else ""
         )
-        lines += [f"{inline(p.cite)} - {p.why}{near}", _fenced(p.text, p.url, p.title, p.heading_path), ""]
+        lines += [f"{_cite(p.cite)} - {p.why}{near}", _fenced(p.text, p.url, p.title, p.heading_path), ""]
     return "\n".join(lines).rstrip()
 
 
 def document_text(result: GetDocumentResult) -> str:
     detail = result.detail
-    head = f"{inline(result.cite)} ({detail.kind})"
+    head = f"{_cite(result.cite)} ({detail.kind})"
     lines = [head, result.notice, _fenced(detail.text, detail.url, detail.title, detail.heading_path)]
     if result.truncated:
         lines.append(f"(truncated at {MAX_DOCUMENT_CHARS} characters; its passages: {' '.join(detail.chunks)})")
@@ -223,3 +223,8 @@ def document_text(result: GetDocumentResult) -> str:
 def _fenced(text: str, url: str, title: str, headings: list[str]) -> str:
     """A passage in its fence: the URL as its origin, its title and section as its title."""
     return fence(text, url, "document-data", title=" > ".join([title, *headings]))
+
+
+def _cite(cite: str) -> str:
+    """A citation for the text: an ID as it is, a ``[URL]`` as a link that cannot leave its brackets."""
+    return f"[{link(cite[1:-1])}]" if "://" in cite else inline(cite)

@@ -15,13 +15,15 @@ stand in a sentence (a "Closest:" hint, a resolved citation).
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field
 
 from ..tables.catalog import Catalog, Table, source_id
 from ..tables.models import JoinInfo, TableCandidate, TableDetail
 from ..tables.render import create_table_sql
 from ..workspace import Workspace
-from .citations import CitationReport, Ledger, Source
+from .citations import CitationReport, Ledger, Source, literal
 from .fence import fence, inline, plain_name, visible
 from .sqlcheck import Validation, validate_sql
 
@@ -217,28 +219,35 @@ def table_text(result: GetTableResult) -> str:
 
 
 def validation_text(validation: Validation) -> str:
-    # The SQL and the reasons quote names the agent copied from the catalog: their tags and hidden characters go.
+    # The SQL and the reasons quote names the agent copied from the catalog: their tags, hidden characters
+    # and markdown links go; the SQL stands in a code span, where nothing links, so it stays copyable.
     if validation.errors:
-        return "REFUSED: " + visible(" ".join(validation.errors))
+        return "REFUSED: " + literal(" ".join(validation.errors))
     lines = ["OK: one read-only query; every table and column exists." if validation.ok else "INVALID:"]
     # Messages and suggestions name catalog tables and columns: escaped, since they stand outside a fence.
     for issue in validation.issues:
-        closest = f" Closest: {', '.join(map(inline, issue.suggestions))}." if issue.suggestions else ""
-        lines.append(f"- {inline(issue.message)}{closest}")
-    lines += [f"warning: {inline(w)}" for w in validation.warnings]
+        closest = f" Closest: {', '.join(map(literal, issue.suggestions))}." if issue.suggestions else ""
+        lines.append(f"- {literal(issue.message)}{closest}")
+    lines += [f"warning: {literal(w)}" for w in validation.warnings]
     if validation.sql:
-        lines.append(f"SQL ({validation.dialect or 'generic'}): {visible(validation.sql)}")
+        lines.append(f"SQL ({validation.dialect or 'generic'}): {_code(visible(validation.sql))}")
     return "\n".join(lines)
 
 
+def _code(text: str) -> str:
+    """A markdown code span a backtick in ``text`` cannot close."""
+    run = max((len(r) for r in re.findall("`+", text)), default=0) + 1
+    return f"{'`' * run} {text} {'`' * run}"
+
+
 def citations_text(report: CitationReport) -> str:
-    # The answer now holds the table names and URLs its IDs stood for: their tags and hidden characters go.
+    # The answer now holds the table names and URLs its IDs stood for, escaped as it was resolved.
     lines = [visible(report.text), ""]
-    lines += [f"[{c.id}] = {inline(c.ref)}" for c in report.cited]
+    lines += [f"[{c.id}] = {Source(c.id, c.kind, c.ref).shown()}" for c in report.cited]
     if report.fabricated:
         lines.append(f"NOT returned to you (fabricated?): {inline(', '.join(report.fabricated))}")
     if report.urls_not_retrieved:
-        lines.append(f"URLs no result carried (check them): {inline(', '.join(report.urls_not_retrieved))}")
+        lines.append(f"URLs no result carried (check them): {literal(', '.join(report.urls_not_retrieved))}")
     return "\n".join(lines).rstrip()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
@@ -71,7 +71,7 @@ class Placeholders:
             return value
         return _URL.sub(lambda m: self._issue_url(m.group(0)), value)
 
-    def render(self, text: str) -> Rendered:
+    def render(self, text: str, escape: Callable[[str, str], str] | None = None) -> Rendered:
         """Replace each placeholder issued to this session with its value; mark the others.
 
         >>> p = Placeholders()
@@ -93,7 +93,7 @@ class Placeholders:
                 return f"[unverified: {key}]"
             if key not in filled:
                 filled.append(key)
-            return value
+            return escape(value, match.group(1).lower()) if escape else value
 
         rendered = PLACEHOLDER.sub(replace, text)
         return Rendered(text=rendered, filled=filled, unknown=unknown, ok=not unknown)

@@ -37,7 +37,7 @@ def _runners(quick: bool, kills: int | None, examples: int | None) -> dict[str, 
     from . import crash, fuzz, hostile_sql, injection, load, secrets
 
     return {
-        "hostile": lambda: hostile_sql.run(subset=hostile_sql.CI_SLICE if quick else None),
+        "hostile": lambda: hostile_sql.run(subset=hostile_sql.ci_slice if quick else None),
         "crash": lambda: [crash.run(kills=kills or (6 if quick else 200), scale=0.3 if quick else 1.0)],
         "fuzz": lambda: [fuzz.run(examples_per_operation=examples or (10 if quick else 100))],
         "injection": lambda: [injection.run()],

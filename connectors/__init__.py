@@ -33,7 +33,7 @@ def shown(source: str) -> str:
     """
     if sqlalchemy_url.matches(source):
         return sqlalchemy_url.redacted(source)
-    return source
+    return sqlalchemy_url.masked(source)  # a URL with a typo still carries its password
 
 
 def introspect(
@@ -57,7 +57,7 @@ def introspect(
             limit = {"max_bytes": max_ddl_bytes} if connector is ddl and max_ddl_bytes is not None else {}
             return connector.introspect(source, catalog=catalog, dialect=dialect, db=db, progress=progress, **limit)
     raise SourceError(
-        f"Don't know how to read schema source {source!r}.",
+        f"Don't know how to read schema source {shown(source)!r}.",
         hint=(
             "Give a SQLAlchemy URL (sqlite:///path.db, duckdb:///path.duckdb, "
             "postgresql://user@host/db, mysql+pymysql://...), a .sql DDL file or folder, "

@@ -11,6 +11,8 @@ URL as ``render_as_string(hide_password=True)`` prints it.
 
 from __future__ import annotations
 
+import re
+
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -119,11 +121,12 @@ def read_only_engine(source: str) -> Engine:
         SourceError: the URL is malformed, names an unknown dialect or a driver that is
             not installed, or names a database file that does not exist.
     """
+    check_one_at(source)
     try:
         url = make_url(source)
     except ArgumentError:
         raise SourceError(
-            f"{source!r} is not a database URL.",
+            f"{masked(source)!r} is not a database URL.",
             hint=(
                 "Write it as dialect[+driver]://user:password@host:port/database, "
                 "e.g. postgresql://me@localhost/crm."
@@ -266,4 +269,40 @@ def _redacted(url: URL) -> str:
 
 def redacted(source: str) -> str:
     """The URL ``source`` with its password masked, for messages and logs."""
+    if source.count("@") > 1:  # an unencoded @ in the password: the parser's split would show part of it
+        return masked(source)
     return _redacted(make_url(source))
+
+
+# scheme://user:password@ (or with fewer slashes, as typos write it), up to the last @.
+_CREDENTIALS = re.compile(r"(?i)^([a-z][\w+.-]*:/{0,2}[^/:@\s]*:)\S*@")
+
+
+def masked(source: str) -> str:
+    """``source`` with whatever stands where a URL's password would be masked, even when it
+    does not parse as a URL (``postgresql:/me:secret@db``, a password with an unencoded ``@``).
+
+    >>> masked("postgresql:/me:secret@db/crm"), masked("postgresql://me:p@ss/w@db/crm")
+    ('postgresql:/me:***@db/crm', 'postgresql://me:***@db/crm')
+    >>> masked("schemas/crm.sql")
+    'schemas/crm.sql'
+    """
+    return _CREDENTIALS.sub(r"\1***@", source)
+
+
+def check_one_at(source: str) -> None:
+    """Refuse a URL whose password holds an unencoded ``@`` or ``/``: the parser would read
+    part of the password as the host, and connect there with the rest.
+
+    Raises:
+        SourceError: the part before the host has more than one ``@``, or ``/`` in the password.
+    """
+    scheme, sep, rest = source.partition("://")
+    if not sep or rest.startswith("/"):  # no user or host: a file path, which may hold any character
+        return
+    credentials = rest.rpartition("@")[0]
+    if "@" in credentials or "/" in credentials:
+        raise SourceError(
+            f"The database URL {masked(source)} has an unencoded '@' or '/' in its user or password.",
+            hint="URL-encode them in the password: '@' as %40, '/' as %2F (Python: urllib.parse.quote(password, safe='')).",
+        )

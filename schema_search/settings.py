@@ -23,7 +23,8 @@ def _default_home() -> Path:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SCHEMA_SEARCH_", extra="ignore")
+    # hide_input_in_errors: a malformed SCHEMA_SEARCH_SOURCE_URLS must not print its passwords.
+    model_config = SettingsConfigDict(env_prefix="SCHEMA_SEARCH_", extra="ignore", hide_input_in_errors=True)
 
     home: Path = Field(
         default_factory=_default_home,

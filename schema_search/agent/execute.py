@@ -220,6 +220,9 @@ FILE_HINT = "Check the path in the URL: sqlite:///relative/path or sqlite:////ab
 
 
 def _url(url: str) -> URL:
+    from connectors.sqlalchemy_url import check_one_at
+
+    check_one_at(url)  # an unencoded @ in the password would send part of it as the host name
     try:
         return make_url(url)
     except ArgumentError:

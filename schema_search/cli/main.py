@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..errors import SchemaSearchError
+from ..errors import InvalidInput, SchemaSearchError
 from ..settings import Settings
 from . import agent, csr, describe, docs, eval, structured, tables
 
@@ -25,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.print_help()
         return 2
     try:
-        settings = Settings(**({"home": args.home} if args.home else {}))
+        settings = _settings(args.home)
         return args.run(args, settings)
     except SchemaSearchError as error:
         print(f"error: {error.detail}", file=sys.stderr)
@@ -34,6 +34,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _settings(home: str | None) -> Settings:
+    """Settings from the environment; a malformed variable is a clear error, its value never printed."""
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
+    try:
+        return Settings(**({"home": home} if home else {}))
+    except (ValidationError, SettingsError) as error:
+        problems = getattr(error, "errors", lambda: [])()
+        where = "; ".join(f"SCHEMA_SEARCH_{'_'.join(str(p) for p in e['loc'][:1]).upper()}: {e['msg']}" for e in problems)
+        raise InvalidInput(
+            f"A setting is malformed: {where or type(error).__name__}.",
+            hint="Fix the environment variable (see the Configuration table in the README).",
+        ) from None
 
 
 def _parser() -> argparse.ArgumentParser:

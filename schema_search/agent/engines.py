@@ -33,10 +33,8 @@ import uuid
 from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
-from sqlalchemy import URL, make_url
-
 from ..errors import first_line
-from .execute import FILE_HINT, QueryFailed, QueryStopped, database_file, dialect_of
+from .query_errors import QueryFailed, QueryStopped
 
 CONNECT_TIMEOUT_S = 10
 _BATCH = 100
@@ -44,11 +42,10 @@ _BATCH = 100
 
 def serve(request: dict, _state: dict) -> dict:
     """The sandbox's ``database`` request: run one statement and return its rows."""
-    url = make_url(request["url"])
-    run = _RUNNERS[dialect_of(request["url"])]
+    target = request["target"]
     limits = _Limits(request["max_rows"], request["max_bytes"], request["timeout_s"])
     warnings: list[str] = []
-    columns, rows = run(url, request["sql"], limits, {**request, "warnings": warnings})
+    columns, rows = _RUNNERS[target["dialect"]](target, request["sql"], limits, {**request, "warnings": warnings})
     return {
         "columns": columns,
         "rows": rows[: limits.max_rows],
@@ -115,10 +112,10 @@ def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str
     return sqlite3.SQLITE_OK
 
 
-def _sqlite(url: URL, sql: str, limits: _Limits, _request: dict) -> tuple[list[str], list[list[Any]]]:
-    path = database_file(url)
+def _sqlite(target: dict, sql: str, limits: _Limits, _request: dict) -> tuple[list[str], list[list[Any]]]:
+    path = target["path"]
     # A URI with mode=ro: SQLite refuses every write and never creates the file.
-    connection = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=limits.timeout_s)
+    connection = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=limits.timeout_s)
     try:
         connection.execute("PRAGMA query_only = ON")
         connection.set_authorizer(_sqlite_authorizer)
@@ -145,10 +142,10 @@ def _sqlite(url: URL, sql: str, limits: _Limits, _request: dict) -> tuple[list[s
 # -- DuckDB --------------------------------------------------------------------------
 
 
-def _duckdb(url: URL, sql: str, limits: _Limits, request: dict) -> tuple[list[str], list[list[Any]]]:
+def _duckdb(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[list[str], list[list[Any]]]:
     import duckdb
 
-    path = database_file(url)
+    path = target["path"]
     config = {
         "enable_external_access": False,
         "autoinstall_known_extensions": False,
@@ -159,9 +156,9 @@ def _duckdb(url: URL, sql: str, limits: _Limits, request: dict) -> tuple[list[st
         "threads": 1,
     }
     try:
-        connection = duckdb.connect(str(path), read_only=True, config=config)
+        connection = duckdb.connect(path, read_only=True, config=config)
     except duckdb.Error as error:
-        raise QueryFailed(f"Cannot open {path} read-only: {first_line(error)}", hint=FILE_HINT) from None
+        raise QueryFailed(f"Cannot open {path} read-only: {first_line(error)}", hint="Check the path in the URL.") from None
     timer = threading.Timer(limits.timeout_s, connection.interrupt)
     timer.start()
     try:
@@ -188,7 +185,7 @@ def _duckdb(url: URL, sql: str, limits: _Limits, request: dict) -> tuple[list[st
 # -- PostgreSQL ----------------------------------------------------------------------
 
 
-def _postgres(url: URL, sql: str, limits: _Limits, request: dict) -> tuple[list[str], list[list[Any]]]:
+def _postgres(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[list[str], list[list[Any]]]:
     import psycopg
 
     from . import pg_role
@@ -204,9 +201,9 @@ def _postgres(url: URL, sql: str, limits: _Limits, request: dict) -> tuple[list[
         "-c search_path=pg_catalog,pg_temp"
     )
     try:
-        connection = psycopg.connect(**_pg_params(url), connect_timeout=CONNECT_TIMEOUT_S, options=options)
+        connection = psycopg.connect(**target["params"], connect_timeout=CONNECT_TIMEOUT_S, options=options)
     except psycopg.Error as error:
-        raise QueryFailed(f"Cannot connect: {_pg_reason(error, url)}", hint="Check the URL, user and password.") from None
+        raise QueryFailed(f"Cannot connect: {_pg_reason(error, target)}", hint="Check the URL, user and password.") from None
     try:
         with connection.cursor() as cursor:
             request["warnings"] += pg_role.check(cursor, request["tables"], allow_privileged=request["allow_privileged"])
@@ -232,7 +229,7 @@ def _postgres(url: URL, sql: str, limits: _Limits, request: dict) -> tuple[list[
     except psycopg.Error as error:
         if isinstance(error, psycopg.errors.QueryCanceled) or limits.timed_out():
             raise limits.stopped() from None
-        raise QueryFailed(f"The database refused the query: {_pg_reason(error, url)}",
+        raise QueryFailed(f"The database refused the query: {_pg_reason(error, target)}",
                           hint="Fix the SQL and try again.") from None  # fmt: skip
     finally:
         try:
@@ -242,18 +239,13 @@ def _postgres(url: URL, sql: str, limits: _Limits, request: dict) -> tuple[list[
         connection.close()
 
 
-def _pg_params(url: URL) -> dict[str, Any]:
-    params = {"host": url.host, "port": url.port, "user": url.username, "password": url.password, "dbname": url.database}
-    params.update({k: v if isinstance(v, str) else v[-1] for k, v in url.query.items()})  # sslmode=..., etc.
-    return {k: v for k, v in params.items() if v is not None}
-
-
-def _pg_reason(error: BaseException, url: URL) -> str:
+def _pg_reason(error: BaseException, target: dict) -> str:
     reason = first_line(error)
-    return reason.replace(url.password, "***") if url.password else reason
+    password = target["params"].get("password")
+    return reason.replace(password, "***") if password else reason
 
 
-_RUNNERS: dict[str, Callable[[URL, str, _Limits, dict], tuple[list[str], list[list[Any]]]]] = {
+_RUNNERS: dict[str, Callable[[dict, str, _Limits, dict], tuple[list[str], list[list[Any]]]]] = {
     "sqlite": _sqlite,
     "duckdb": _duckdb,
     "postgres": _postgres,

@@ -25,10 +25,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import URL, make_url
+
+from ..errors import SchemaSearchError
 from sqlalchemy.exc import ArgumentError
 
 from ..errors import SchemaSearchError
 from ..tables.catalog import Catalog
+from .query_errors import QueryFailed, QueryRefused, QueryStopped, RoleRefused
 from .sqlcheck import Validation, schema_qualified, validate_sql
 
 # Seconds a PostgreSQL query may spend connecting and checking its role, beyond its own limit.
@@ -37,32 +40,6 @@ CONNECT_ALLOWANCE_S = 12
 DEFAULT_MAX_BYTES = 10_000_000
 DEFAULT_MEMORY_MB = 2048
 _DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb", "postgresql": "postgres"}
-
-
-class QueryRefused(SchemaSearchError):
-    """The SQL is not one read-only query over the catalog, or the database kind is not supported."""
-
-    status = 422
-    title = "Query refused"
-
-
-class QueryFailed(SchemaSearchError):
-    """The database could not run the query (an error, the time limit, a refused write)."""
-
-    status = 400
-    title = "Query failed"
-
-
-class RoleRefused(QueryRefused):
-    """The PostgreSQL role could change something; a read-only role is needed to run queries."""
-
-    title = "Role refused"
-
-
-class QueryStopped(QueryFailed):
-    """The query was stopped by a limit: time, memory or result size."""
-
-    title = "Query stopped"
 
 
 class QueryResult(BaseModel):
@@ -174,7 +151,7 @@ def run_read_only(
     from .sandbox import GRACE_S, Stopped, shared_child
 
     dialect = dialect_of(url)
-    request = {"op": "database", "url": url, "sql": sql, "max_rows": max_rows, "max_bytes": max_bytes,
+    request = {"op": "database", "target": _target(_url(url), dialect), "sql": sql, "max_rows": max_rows, "max_bytes": max_bytes,
                "timeout_s": timeout_s, "memory_mb": memory_mb, "allow_privileged": allow_privileged,
                "tables": tables or []}  # fmt: skip
     limit_s = timeout_s + GRACE_S + (CONNECT_ALLOWANCE_S if dialect == "postgres" else 0)
@@ -229,6 +206,15 @@ def _url(url: str) -> URL:
         raise QueryRefused(
             "The database URL is not a SQLAlchemy URL.", hint="Write it as dialect://..., e.g. sqlite:///shop.db."
         ) from None
+
+
+def _target(url: URL, dialect: str) -> dict[str, Any]:
+    """What the child needs to open the database: parsed here, so it needs no URL parser."""
+    if dialect != "postgres":
+        return {"dialect": dialect, "path": str(database_file(url))}
+    params = {"host": url.host, "port": url.port, "user": url.username, "password": url.password, "dbname": url.database}
+    params.update({k: v if isinstance(v, str) else v[-1] for k, v in url.query.items()})  # sslmode=..., etc.
+    return {"dialect": dialect, "params": {k: v for k, v in params.items() if v is not None}}
 
 
 def database_file(url: URL) -> Path:

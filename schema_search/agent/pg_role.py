@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .execute import QueryRefused, RoleRefused
+from .query_errors import QueryRefused, RoleRefused
 
 # PostgreSQL's first OID for user objects (FirstNormalObjectId): lower ones are built in.
 _FIRST_USER_OID = 16384

@@ -196,10 +196,6 @@ def _serve(memory_bytes: int) -> None:
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing but frames on the real stdout
 
-    from ..structured import sandbox as collections
-    from . import engines
-
-    handlers = {"database": engines.serve, "load": collections.serve_load, "collection": collections.serve}
     state: dict[str, Any] = {}  # what requests leave for later ones (the loaded collection)
     _write(replies, {"ok": True, "ready": True})
     while True:
@@ -208,10 +204,21 @@ def _serve(memory_bytes: int) -> None:
         except EOFError:
             return
         try:
-            reply = {"ok": True, **handlers[request["op"]](request, state)}
+            reply = {"ok": True, **_handler(request["op"])(request, state)}
         except Exception as error:  # every failure goes back as a reply; MemoryError included
             reply = error_reply(error)
         _write(replies, reply)
+
+
+def _handler(op: str):
+    """The function serving ``op``, imported on first use: a fresh child must be ready at once."""
+    if op == "database":
+        from .engines import serve
+
+        return serve
+    from ..structured import sandbox as collections
+
+    return {"load": collections.serve_load, "collection": collections.serve}[op]
 
 
 if __name__ == "__main__":

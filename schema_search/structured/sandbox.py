@@ -14,7 +14,7 @@ import pickle
 from typing import Any
 
 from .. import errors
-from ..agent import execute
+from ..agent import query_errors as execute
 from ..agent.sandbox import STARTUP_S, GRACE_S, Child, Stopped, encode, shared_child
 from .collection import Collection
 from .models import QueryResponse

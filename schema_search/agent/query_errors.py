@@ -1,0 +1,32 @@
+"""What running a query can end in, apart from rows: kept free of heavy imports, because the
+sandbox's child raises them too and a fresh child must start in a fraction of a second."""
+
+from __future__ import annotations
+
+from ..errors import SchemaSearchError
+
+
+class QueryRefused(SchemaSearchError):
+    """The SQL is not one read-only query over the catalog, or the database kind is not supported."""
+
+    status = 422
+    title = "Query refused"
+
+
+class QueryFailed(SchemaSearchError):
+    """The database could not run the query (an error, the time limit, a refused write)."""
+
+    status = 400
+    title = "Query failed"
+
+
+class RoleRefused(QueryRefused):
+    """The PostgreSQL role could change something; a read-only role is needed to run queries."""
+
+    title = "Role refused"
+
+
+class QueryStopped(QueryFailed):
+    """The query was stopped by a limit: time, memory or result size."""
+
+    title = "Query stopped"

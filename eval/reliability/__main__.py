@@ -28,7 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
-from .report import Part, table
+from .report import Part, show
 
 PARTS = ("hostile", "crash", "fuzz", "injection", "secrets", "load")
 
@@ -67,14 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         parts += runners[name]()
         seconds[name] = round(time.perf_counter() - started, 1)
         print(f"[reliability] {name}: {seconds[name]} s", file=sys.stderr, flush=True)
-    print(table(parts))
-    for part in parts:
-        for line in part.details[:20]:
-            print(f"  {part.name}: {line}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"parts": [asdict(p) for p in parts], "seconds": seconds}, indent=2) + "\n")
-    return 0 if all(p.at_target for p in parts) else 1
+    return show(parts, most=20)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from schema_search.errors import Busy
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
-from .report import Part, table
+from .report import Part, show
 
 KINDS = ("tables", "corpora")
 REPO = Path(__file__).resolve().parents[2]
@@ -329,7 +329,7 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
@@ -337,10 +337,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()
     part = run(args.kills, tuple(args.kinds), dense_share=args.dense_share, seed=args.seed)
-    print(table([part]))
-    for line in part.details:
-        print(f"  {line}")
+    return show([part])
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .report import Part, table
+from .report import Part, show
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA_CHECKS = frozenset(
@@ -191,10 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     part = run(args.examples, args.seed)
-    print(table([part]))
-    for line in part.details:
-        print(f"  {line}")
-    return 0 if part.at_target else 1
+    return show([part])
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .report import Part, table
+from .report import Part, show
 
 REPO = Path(__file__).resolve().parents[2]
 SHOP = REPO / "sample_schemas" / "shop.sql"
@@ -447,10 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flood", type=int, default=96, help="simultaneous searches in each flood (default 96)")
     args = parser.parse_args(argv)
     part = run(args.seconds, args.searchers, args.flood)
-    print(table([part]))
-    for line in part.details:
-        print(f"  {line}")
-    return 0 if part.at_target else 1
+    return show([part])
 
 
 if __name__ == "__main__":

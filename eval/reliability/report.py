@@ -38,3 +38,13 @@ def table(parts: list[Part]) -> str:
 
 def _shown(value: int | float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def show(parts: list[Part], most: int | None = None) -> int:
+    """Print the parts' table, then each part's details (``most`` per part); the exit status
+    a script returns: 0 only when every part is at target."""
+    print(table(parts))
+    for part in parts:
+        for line in part.details[:most]:
+            print(f"  {part.name}: {line}" if len(parts) > 1 else f"  {line}")
+    return 0 if all(p.at_target for p in parts) else 1

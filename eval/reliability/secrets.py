@@ -35,7 +35,7 @@ from typing import Any, Callable
 from unittest import mock
 from urllib.parse import quote
 
-from .report import Part, table
+from .report import Part, show, table
 
 PASSWORD = "pw-Zq81xK-s@cret/9"  # an '@' and a '/', so URLs must encode it
 WRONG = "pw-Zq81xK-wrong@1"  # the same core: a leak of the wrong one counts too
@@ -372,19 +372,17 @@ def _can_connect(url: str) -> bool:
     return True
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--print-pg-setup", action="store_true", help="print the SQL that creates the test role")
     parser.add_argument("--pg-url", help=f"PostgreSQL URL with the test password (default: ${PG_ENV}, else the role PG_SETUP makes on ${PG_SERVER_ENV})")
     args = parser.parse_args()
     if args.print_pg_setup:
         print(PG_SETUP)
-        return
+        return 0
     result = run(args.pg_url)
-    print(table([result]))
-    for line in result.details:
-        print(f"  {line}")
+    return show([result])
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

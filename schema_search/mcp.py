@@ -7,6 +7,8 @@ the two). The citation ledger is kept per client session: the ``Mcp-Session-Id``
 of a stateful HTTP session, else one ledger for the process (stdio serves exactly
 one client). Stateless HTTP clients of one server cannot be told apart, so they
 share that ledger. ``resolve_citations`` resolves table and passage IDs alike.
+
+Arguments no tool can take are refused before any tool sees them (:mod:`.mcp_input`).
 """
 
 from __future__ import annotations
@@ -27,11 +29,22 @@ from .agent.fence import visible
 from .agent.sqlcheck import Validation
 from .agent.table_tools import GetTableResult, SchemaTools, SearchTablesResult
 from .errors import InvalidInput, SchemaSearchError
+from .mcp_input import unreadable_arguments
 from .structured.placeholders import Rendered
 from .workspace import Workspace
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 _LOCAL_SESSION = "local"
+
+
+class SchemaSearchServer(MCPServer):
+    """The SDK's server, refusing arguments no tool can take before any tool sees them."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        why = unreadable_arguments(name, arguments)
+        if why:
+            raise ToolError(why)  # the SDK answers it as a tool error (isError), like the tools' own
+        return await super().call_tool(name, arguments, context)
 
 
 def create_server(
@@ -52,7 +65,7 @@ def create_server(
     docs = DocTools(workspace, list(corpora), cite) if corpora else None
     collections = CollectionTools(workspace, list(corpora), catalog)
     ledgers = Ledgers()
-    server = MCPServer("schema-search", version=__version__, log_level="WARNING", instructions=_instructions(catalog, corpora, cite))
+    server = SchemaSearchServer("schema-search", version=__version__, log_level="WARNING", instructions=_instructions(catalog, corpora, cite))
 
     def ledger(ctx: Context) -> Ledger:
         headers = ctx.headers or {}

@@ -31,8 +31,8 @@ bare ``https://`` and ``www.`` a GFM renderer links): a name like
 ``![img](http://evil.example/p.png)`` must not become an image a chat client fetches.
 A link that ``render_answer`` puts back for a ``{{link:N}}`` placeholder, alone as a URL,
 is counted apart: the model asked for that link.
-In the structured content of the data tools, ``validate_sql`` and
-``resolve_citations``, every field that carries a canary must be described as data
+In the structured content of the data tools, ``validate_sql``, ``resolve_citations``
+and ``render_answer``, every field that carries a canary must be described as data
 ("not instructions") by the tool's output schema, on the field itself or on one that
 holds it.
 
@@ -75,7 +75,7 @@ DATA_TOOLS = {"search_tables", "get_table", "search_docs", "get_document", "desc
 # Where a name or URL has to stand in a sentence; escaped there, not fenced.
 ANSWER_TOOLS = {"validate_sql", "resolve_citations", "render_answer"}
 # Tools whose structured fields carrying a payload must be described as data.
-STRUCTURED_TOOLS = DATA_TOOLS | {"validate_sql", "resolve_citations"}
+STRUCTURED_TOOLS = DATA_TOOLS | ANSWER_TOOLS
 NOTICES = (table_tools.NOTICE, doc_tools.NOTICE, doc_tools.URL_NOTICE, collection_tools.NOTICE)
 MARK = "not instructions"
 TARGET = "every payload inside the fence; 0 escaped, left live or unmarked"
@@ -503,7 +503,7 @@ def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
 
 def check_structured(call: Call, payloads: list[Payload], tally: Tally) -> None:
     if call.tool not in STRUCTURED_TOOLS:
-        return  # render_answer's Rendered is the collection tools' to mark
+        return
     for path, value in _paths(call.structured):
         lowered = value.lower()
         if any(p.id in lowered for p in payloads):

@@ -25,13 +25,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import URL, make_url
-
-from ..errors import SchemaSearchError
 from sqlalchemy.exc import ArgumentError
 
 from ..errors import SchemaSearchError
 from ..tables.catalog import Catalog
-from .query_errors import QueryFailed, QueryRefused, QueryStopped, RoleRefused
+# Re-exported: callers catch them from here (RoleRefused is raised in the sandbox's child).
+from .query_errors import QueryFailed, QueryRefused, QueryStopped, RoleRefused  # noqa: F401
 from .sqlcheck import Validation, schema_qualified, validate_sql
 
 # Seconds a PostgreSQL query may spend connecting and checking its role, beyond its own limit.

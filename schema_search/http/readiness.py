@@ -28,9 +28,15 @@ class Readiness:
         self._lock = threading.Lock()
 
     def warm(self) -> None:
-        """Load the model, open each live generation and answer one question against it."""
+        """Load the model, open each live generation and answer one question against it.
+
+        What crashed writers left goes first: a server only searches, so no writer of its
+        own would ever sweep the half-built generations a killed ``index`` left behind.
+        """
         ws = self.workspace
         started = time.perf_counter()
+        ws.store.tidy()
+        ws.corpus_store.tidy()
         problems: list[str] = []
         hints: list[str] = []
 

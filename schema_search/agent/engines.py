@@ -90,7 +90,14 @@ class _Limits:
 
 
 def _size(value: Any) -> int:
-    return len(value) if isinstance(value, str) else 8
+    """About how many bytes a JSON-friendly value takes; lists and objects by their contents."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list):
+        return 2 + sum(_size(v) for v in value)
+    if isinstance(value, dict):
+        return 2 + sum(len(k) + _size(v) for k, v in value.items())
+    return 8
 
 
 def _batches(fetch: Callable[[int], list[tuple]]) -> Iterator[list[tuple]]:
@@ -194,17 +201,24 @@ def _postgres(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[l
     options = (
         f"-c default_transaction_read_only=on -c statement_timeout={timeout_ms} -c lock_timeout={timeout_ms} "
         f"-c idle_in_transaction_session_timeout={timeout_ms * 2 + 10_000} "
-        # A query whose client is gone is ended within a second, not when it next sends a row.
-        "-c client_connection_check_interval=1000 "
         # Functions, operators and types resolve in pg_catalog only: one planted in
         # another schema cannot shadow a built-in (tables arrive schema-qualified).
         "-c search_path=pg_catalog,pg_temp"
     )
+    params = dict(target["params"])
+    # The URL's own options (a pooler's endpoint id, say) come first; ours are applied after.
+    options = f"{params.pop('options', '')} {options}".strip()
+    connect_timeout = min(int(params.pop("connect_timeout", CONNECT_TIMEOUT_S) or CONNECT_TIMEOUT_S), CONNECT_TIMEOUT_S)
     try:
-        connection = psycopg.connect(**target["params"], connect_timeout=CONNECT_TIMEOUT_S, options=options)
+        connection = psycopg.connect(**params, connect_timeout=connect_timeout, options=options)
     except psycopg.Error as error:
         raise QueryFailed(f"Cannot connect: {_pg_reason(error, target)}", hint="Check the URL, user and password.") from None
+    except (TypeError, ValueError) as error:  # a URL parameter libpq does not take
+        raise QueryFailed(f"Cannot connect: {error}", hint="Check the parameters after '?' in the URL.") from None
     try:
+        if connection.info.server_version >= 140000:
+            # A query whose client is gone is ended within a second, not when it next sends a row.
+            connection.execute("SET client_connection_check_interval = 1000")
         with connection.cursor() as cursor:
             request["warnings"] += pg_role.check(cursor, request["tables"], allow_privileged=request["allow_privileged"])
         limits.deadline = time.monotonic() + limits.timeout_s  # the checks are not the query's time
@@ -218,6 +232,8 @@ def _postgres(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[l
                 columns: list[str] = []
 
                 def fetch(n: int) -> list[tuple]:
+                    if limits.timed_out():  # each FETCH gets a fresh statement_timeout; the deadline is one
+                        raise limits.stopped()
                     cursor.execute(f"FETCH FORWARD {n} FROM {name}")
                     columns[:] = [d.name for d in cursor.description or ()]
                     return cursor.fetchall()
@@ -240,9 +256,11 @@ def _postgres(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[l
 
 
 def _pg_reason(error: BaseException, target: dict) -> str:
+    """The server's first line about ``error``. libpq does not echo passwords; a long one is
+    masked should it appear anyway (masking a short one would show where its letters stand)."""
     reason = first_line(error)
     password = target["params"].get("password")
-    return reason.replace(password, "***") if password else reason
+    return reason.replace(password, "***") if password and len(password) >= 8 else reason
 
 
 _RUNNERS: dict[str, Callable[[dict, str, _Limits, dict], tuple[list[str], list[list[Any]]]]] = {

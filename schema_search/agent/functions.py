@@ -13,7 +13,8 @@ part of its list.
 What is left out on purpose: functions that read files or the environment, run SQL
 given as text, change settings, sleep, lock, signal other sessions, touch sequences or
 large objects, and the ones whose only use is to make huge values (``randomblob``,
-``zeroblob``, ``repeat``, ``lpad``, ``generate_series``).
+``zeroblob``, ``repeat``, ``lpad``, ``generate_series``, and ``printf``/``format``, whose
+width can be a billion).
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ lower(a) | upper(a) | length(a) | char_length(a) | character_length(a) | octet_l
 rtrim(a) | btrim(a) | trim(BOTH 'x' FROM a) | substr(a, 1, 2) | substring(a, 1, 2) | substring(a FROM 1 FOR 2)
 replace(a, 'x', 'y') | concat(a, b) | concat_ws(',', a, b) | left(a, 2) | right(a, 2) | reverse(a) | instr(a, 'x')
 strpos(a, 'x') | position('x' IN a) | split_part(a, ',', 1) | initcap(a) | translate(a, 'x', 'y') | ascii(a) | chr(65)
-char(65) | unicode(a) | hex(a) | quote(a) | md5(a) | printf('%.2f', a) | format('%s', a) | to_char(d, 'YYYY')
+char(65) | unicode(a) | hex(a) | quote(a) | md5(a) | to_char(d, 'YYYY')
 to_number(a, '999') | starts_with(a, 'x') | ends_with(a, 'x') | contains(a, 'x') | regexp_replace(a, 'x', 'y')
 regexp_like(a, 'x') | regexp_matches(a, 'x') | regexp_extract(a, 'x') | regexp_substr(a, 'x') | string_split(a, ',')
-string_to_array(a, ',') | strlen(a) | prefix(a, 'x') | suffix(a, 'x') | like(a, 'x') | glob('x*', a)
+string_to_array(a, ',') | strlen(a) | prefix(a, 'x') | suffix(a, 'x') | like(a, 'x')
 abs(a) | round(a) | round(a, 1) | floor(a) | ceil(a) | ceiling(a) | sign(a) | sqrt(a) | power(a, 2) | pow(a, 2)
 exp(a) | ln(a) | log(a) | log10(a) | log2(a) | mod(a, 2) | trunc(a) | greatest(a, b) | least(a, b) | pi()
 degrees(a) | radians(a) | sin(a) | cos(a) | tan(a) | asin(a) | acos(a) | atan(a) | atan2(a, b) | random() | div(a, b)

@@ -20,6 +20,7 @@ system catalogs.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .query_errors import QueryRefused, RoleRefused
@@ -35,6 +36,14 @@ _REMOTE_EXTENSIONS = ("dblink", "postgres_fdw", "file_fdw", "adminpack")
 # Volatile built-ins that change nothing; every other volatile one (nextval, setval,
 # pg_sleep, lo_*, set_config, pg_terminate_backend, ...) does or waits.
 _HARMLESS_VOLATILE = ("random", "clock_timestamp", "timeofday", "gen_random_uuid", "statement_timestamp")
+# Built-ins that are not volatile yet read relations no check follows (the *_to_xml family
+# runs SELECT * over what it is given) or assign a transaction id even when read-only.
+_NEVER = frozenset({
+    "table_to_xml", "table_to_xmlschema", "table_to_xml_and_xmlschema", "schema_to_xml", "schema_to_xmlschema",
+    "schema_to_xml_and_xmlschema", "database_to_xml", "database_to_xmlschema", "database_to_xml_and_xmlschema",
+    "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
+    "txid_current", "pg_current_xact_id",
+})  # fmt: skip
 _USER_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'"
 
 
@@ -156,50 +165,77 @@ def _check_tables(cursor: Any, tables: list[tuple[str, str]]) -> None:
     if not tables:
         return
     cursor.execute(_REACHED, ([f"{_ident(s)}.{_ident(t)}" for s, t in tables],))
-    for relation, kind, schema, function, oid, volatile in cursor.fetchall():
+    relations = cursor.fetchall()
+    for _oid, relation, kind in relations:
         if kind == "f":
             raise QueryRefused(
                 f"{relation} is a foreign table: reading it connects to another server.",
                 hint="Query the tables of this database only.",
             )
-        if function is None:
-            continue
+    # PostgreSQL records no dependency on built-in functions, so the functions a view or
+    # policy calls are read from its stored expression tree instead.
+    cursor.execute(_EXPRESSIONS, {"oids": [oid for oid, _, _ in relations]})
+    calls: dict[int, str] = {}
+    operators: dict[int, str] = {}
+    for relation, tree in cursor.fetchall():
+        for kind, oid in _CALLS.findall(tree or ""):
+            (operators if kind == "opno" else calls).setdefault(int(oid), relation)
+    if operators:
+        cursor.execute("SELECT oid::bigint, oprcode::oid::bigint FROM pg_operator WHERE oid = ANY(%s)", (list(operators),))
+        for operator, function in cursor.fetchall():
+            calls.setdefault(function, operators[operator])
+    if not calls:
+        return
+    cursor.execute(
+        "SELECT p.oid::bigint, n.nspname, p.proname, p.provolatile::text FROM pg_proc p "
+        "JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = ANY(%s) ORDER BY p.oid DESC",
+        (list(calls),),
+    )
+    for oid, schema, function, volatile in cursor.fetchall():
         built_in = oid < _FIRST_USER_OID and schema == "pg_catalog"
-        if not built_in or (volatile == "v" and function not in _HARMLESS_VOLATILE):
+        if not built_in or function in _NEVER or (volatile == "v" and function not in _HARMLESS_VOLATILE):
             raise QueryRefused(
-                f"Reading {relation} calls the function {schema}.{function}(), which is not a side-effect-free "
+                f"Reading {calls[oid]} calls the function {schema}.{function}(), which is not a side-effect-free "
                 "built-in: the query could change something or leave the database.",
                 hint="Query the tables under that view directly, or ask the operator to replace the view.",
             )
 
 
+# In a stored expression tree: function calls, operators, aggregates and window functions.
+_CALLS = re.compile(r":(funcid|opfuncid|aggfnoid|winfnoid|opno) (\d+)")
+
 # Every relation the query's tables lead to through view definitions and row-level
-# policies, and every function those call (an operator stands for its function).
+# policies (PostgreSQL records those dependencies), and the children a read of a parent reads.
 _REACHED = """
-WITH RECURSIVE users AS (  -- what each relation's reading runs: its view rules and its policies
+WITH RECURSIVE users AS (  -- what reading a relation runs: its SELECT rules (a view's definition)
+    -- and the policies that apply to SELECT when row-level security is on; a materialized
+    -- view's definition runs only when it is refreshed
     SELECT w.ev_class AS relid, 'pg_rewrite'::regclass AS classid, w.oid AS objid FROM pg_rewrite w
+    JOIN pg_class c ON c.oid = w.ev_class WHERE w.ev_type = '1' AND c.relkind <> 'm'
     UNION ALL
-    SELECT p.polrelid, 'pg_policy'::regclass, p.oid FROM pg_policy p
+    SELECT p.polrelid, 'pg_policy'::regclass, p.oid FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid
+    WHERE c.relrowsecurity AND p.polcmd IN ('r', '*')
 ), rel(oid) AS (
     SELECT to_regclass(name)::oid FROM unnest(%s::text[]) AS name WHERE to_regclass(name) IS NOT NULL
     UNION
-    SELECT d.refobjid FROM rel JOIN users u ON u.relid = rel.oid
-    JOIN pg_depend d ON d.classid = u.classid AND d.objid = u.objid AND d.refclassid = 'pg_class'::regclass
-    WHERE d.refobjid <> rel.oid
-), called AS (
-    SELECT rel.oid AS relid,
-           CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid
-                ELSE (SELECT o.oprcode::oid FROM pg_operator o WHERE o.oid = d.refobjid) END AS procid
-    FROM rel JOIN users u ON u.relid = rel.oid
-    JOIN pg_depend d ON d.classid = u.classid AND d.objid = u.objid
-    WHERE d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
+    SELECT next.oid FROM rel CROSS JOIN LATERAL (
+        SELECT d.refobjid AS oid FROM users u
+        JOIN pg_depend d ON d.classid = u.classid AND d.objid = u.objid AND d.refclassid = 'pg_class'::regclass
+        WHERE u.relid = rel.oid AND d.refobjid <> rel.oid
+        UNION ALL
+        SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = rel.oid
+    ) AS next
 )
-SELECT c.oid::regclass::text, c.relkind::text, n.nspname, p.proname, p.oid::bigint, p.provolatile::text
-FROM rel JOIN pg_class c ON c.oid = rel.oid
-LEFT JOIN called ON called.relid = rel.oid
-LEFT JOIN pg_proc p ON p.oid = called.procid
-LEFT JOIN pg_namespace n ON n.oid = p.pronamespace
-ORDER BY c.relkind = 'f' DESC, p.oid DESC NULLS LAST
+SELECT c.oid::bigint, c.oid::regclass::text, c.relkind::text FROM rel JOIN pg_class c ON c.oid = rel.oid
+"""
+
+# The expression trees reading those relations runs: SELECT rules and SELECT policies.
+_EXPRESSIONS = """
+SELECT w.ev_class::regclass::text, w.ev_action::text FROM pg_rewrite w JOIN pg_class c ON c.oid = w.ev_class
+WHERE w.ev_class = ANY(%(oids)s::oid[]) AND w.ev_type = '1' AND c.relkind <> 'm'
+UNION ALL
+SELECT p.polrelid::regclass::text, p.polqual::text FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid
+WHERE p.polrelid = ANY(%(oids)s::oid[]) AND c.relrowsecurity AND p.polcmd IN ('r', '*')
 """
 
 

@@ -69,17 +69,21 @@ class Child:
         try:
             process.stdin.write(frame if frame is not None else encode(request, limit=None))
             process.stdin.flush()
+            return _read(process.stdout, limit_s)
         except OSError:  # it died between requests
             self._replace()
             raise Stopped("The query process stopped unexpectedly.", hint="Run the query again.") from None
-        try:
-            return _read(process.stdout, limit_s)
         except TimeoutError:
             self._replace()
             raise Stopped("timeout") from None
         except EOFError:
             self._replace()
             raise Stopped("memory") from None
+        except BaseException:
+            # Interrupted mid-reply (Ctrl-C, out of memory unpickling): the unread rest would
+            # be the next caller's answer, so this child goes.
+            self._replace()
+            raise
 
     def close(self) -> None:
         with self.lock:
@@ -175,10 +179,11 @@ def _read(stream: BinaryIO, limit_s: float | None = None) -> Any:
 def _read_exactly(stream: BinaryIO, size: int, deadline: float | None) -> bytes:
     chunks, left = [], size
     fd = stream.fileno()
+    poller = select.poll()  # not select(): a busy server's descriptors pass 1024
+    poller.register(fd, select.POLLIN)
     while left:
         if deadline is not None:
-            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
+            if not poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
                 raise TimeoutError
         chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:

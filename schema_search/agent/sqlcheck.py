@@ -42,8 +42,9 @@ MAX_SQL_CHARS = 100_000
 MAX_EXPANDED_NODES = 50_000
 # Where a bare table name resolves first, per dialect.
 _DEFAULT_SCHEMA = {"postgres": "public", "sqlite": "main", "duckdb": "main"}
-# Schemas whose functions are the engine's own: a call qualified with any other is refused.
-_BUILT_IN_SCHEMAS = {"pg_catalog", "main", "system"}
+# Schemas whose functions are the engine's own, per dialect, as the dialect folds names
+# (PostgreSQL reserves only a lower-case pg_ prefix: "PG_CATALOG" may be anyone's schema).
+_BUILT_IN_SCHEMAS = {"postgres": {"pg_catalog"}, "sqlite": {"main"}, "duckdb": {"main", "system", "pg_catalog"}}
 
 # Nodes that write, change session state, or are not plain queries, wherever they appear.
 _FORBIDDEN_NODES = tuple(
@@ -182,19 +183,28 @@ def schema_qualified(sql: str, dialect: str | None, catalog: Catalog) -> str:
     """``sql`` (already validated) with every catalog table written with its schema.
 
     What runs on PostgreSQL then needs only ``pg_catalog`` on the search path, where a
-    function or operator planted in another schema cannot shadow a built-in one.
+    function or operator planted in another schema cannot shadow a built-in one. Names
+    are written exactly as the catalog has them (quoted), so the database reads the very
+    relation that was checked, not another one whose name differs in case; the name as
+    written stays as the alias, for the columns that refer to it.
 
     >>> from schema_search.tables.catalog import Column
     >>> shop = Catalog("shop", (Table("public", "orders", columns=(Column("id"),)),))
     >>> schema_qualified("WITH o AS (SELECT id FROM orders) SELECT id FROM o", "postgres", shop)
-    'WITH o AS (SELECT id FROM "public".orders) SELECT id FROM o'
+    'WITH o AS (SELECT id FROM "public"."orders" AS orders) SELECT id FROM o'
+    >>> schema_qualified("SELECT Orders.id FROM Orders", "postgres", shop)
+    'SELECT Orders.id FROM "public"."orders" AS Orders'
     """
     tree = sqlglot.parse_one(sql, read=dialect)
     resolved = _Resolver(catalog, dialect).tables(tree)
     for node in tree.find_all(exp.Table):
         table = resolved.get(id(node))
-        if table is not None and not node.db:
-            node.set("db", exp.to_identifier(table.schema, quoted=True))
+        if table is None:
+            continue
+        if not node.alias:
+            node.set("alias", exp.TableAlias(this=node.this.copy()))
+        node.set("db", exp.to_identifier(table.schema, quoted=True))
+        node.set("this", exp.to_identifier(table.name, quoted=True))
     return tree.sql(dialect=dialect, comments=False)
 
 
@@ -240,10 +250,16 @@ def _one_read_only_query(sql: str, dialect: str | None) -> tuple[exp.Query | Non
             f"stands for (the limit is {MAX_EXPANDED_NODES:,}): repeat the expression instead of chaining names."
         )
     allowed = allowed_functions(dialect)
+    for data_type in tree.find_all(exp.DataType):
+        if data_type.this == exp.DataType.Type.USERDEFINED:
+            return None, (
+                f"The type {data_type.sql(dialect=dialect)} is not allowed: a cast to a type the database defines "
+                "runs its checks and cast functions. Cast to a built-in type (INTEGER, TEXT, DATE, NUMERIC, ...)."
+            )
     for function in tree.find_all(exp.Func):
         name = function_name(function)
-        qualifier = _function_qualifier(function)
-        if qualifier and qualifier not in _BUILT_IN_SCHEMAS:
+        qualifier = _function_qualifier(function, dialect)
+        if qualifier and qualifier not in _BUILT_IN_SCHEMAS.get(dialect or "", set()):
             return None, (
                 f"The function {qualifier}.{name}() is not allowed: only built-in functions may be called, "
                 "and a function in a database schema can do anything its owner can."
@@ -258,21 +274,39 @@ def _one_read_only_query(sql: str, dialect: str | None) -> tuple[exp.Query | Non
 
 
 def _expanded_size(tree: exp.Expression) -> int:
-    """How many nodes ``tree`` has once each reference to an output alias of its own SELECT
-    (``SELECT 'x' AS s0, s0 || s0 AS s1, s1 || s1 AS s2``) is replaced by the aliased
-    expression, as the column checker (and DuckDB) do: doubling at each step, 30 such
+    """How many nodes ``tree`` has once each reference to an output name is replaced by the
+    expression it names: an alias of the same SELECT (``SELECT 'x' AS s0, s0 || s0 AS s1``,
+    which the column checker and DuckDB expand) or a column of a CTE or derived table
+    (``WITH c1 AS (SELECT s || s AS s FROM c0), c2 AS (SELECT s || s AS s FROM c1)``,
+    which PostgreSQL's planner inlines, past any timeout). Doubling at each step, 30 such
     names are a billion nodes. Counted without expanding anything.
 
     >>> _expanded_size(sqlglot.parse_one("SELECT 'x' AS s0, s0 || s0 AS s1, s1 || s1 AS s2"))
     11
+    >>> _expanded_size(sqlglot.parse_one("WITH a AS (SELECT 'x' AS s), b AS (SELECT s || s AS s FROM a) SELECT s || s FROM b"))
+    11
     """
+    try:
+        scopes = list(traverse_scope(tree))  # inner scopes first: a CTE before what reads it
+    except (SqlglotError, KeyError, AttributeError, TypeError, ValueError):
+        scopes = []
+    outputs: dict[int, dict[str, int]] = {}  # per query: the size of each output column
     total = 0
-    for select in tree.find_all(exp.Select):
+    for scope in scopes:
+        select = scope.expression
+        if not isinstance(select, exp.Select):
+            continue
+        sources = {name: outputs.get(id(source.expression), {}) for name, source in scope.sources.items()
+                   if isinstance(source, Scope)}  # fmt: skip
         sizes: dict[str, int] = {}
 
         def size(node: exp.Expression) -> int:
-            if isinstance(node, exp.Column) and not node.table and node.name in sizes:
-                return sizes[node.name]
+            if isinstance(node, exp.Column):
+                if node.table:
+                    return sources.get(node.table, {}).get(node.name, 1)
+                if node.name in sizes:
+                    return sizes[node.name]
+                return max((columns.get(node.name, 1) for columns in sources.values()), default=1)
             return 1 + sum(size(child) for child in node.iter_expressions() if not isinstance(child, exp.Query))
 
         for projection in select.expressions:
@@ -281,16 +315,18 @@ def _expanded_size(tree: exp.Expression) -> int:
         for key in ("where", "group", "having", "qualify", "order"):
             if select.args.get(key) is not None:
                 total += size(select.args[key])
+        outputs[id(select)] = sizes
         if total > MAX_EXPANDED_NODES:
             break
     return total
 
 
-def _function_qualifier(function: exp.Func) -> str:
-    """``public`` for ``public.report_total()``: sqlglot reads a qualified call as a dot over the call."""
+def _function_qualifier(function: exp.Func, dialect: str | None) -> str:
+    """``public`` for ``public.report_total()`` (sqlglot reads a qualified call as a dot over
+    the call), folded as the dialect folds names: ``"PG_CATALOG"`` stays upper case."""
     parent = function.parent
     if isinstance(parent, exp.Dot) and parent.expression is function:
-        return parent.this.sql().lower().strip('"`')
+        return _identifier_key(parent.this, dialect) if isinstance(parent.this, exp.Identifier) else parent.this.sql()
     return ""
 
 

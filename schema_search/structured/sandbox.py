@@ -50,7 +50,9 @@ class Sandbox:
         with self.child.lock:
             try:
                 if key != self.child.state:  # the tables first, on their own deadline: reading them is not the query's time
-                    self.child.call({"op": "load", "key": key, "collection": collection}, limit_s=STARTUP_S)
+                    loaded = self.child.call({"op": "load", "key": key, "collection": collection}, limit_s=STARTUP_S)
+                    if not loaded["ok"]:
+                        raise raised(loaded)
                     self.child.state = key
                 reply = self.child.call(request, limit_s=timeout_s + GRACE_S, frame=frame)
             except Stopped as stopped:

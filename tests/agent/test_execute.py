@@ -346,6 +346,18 @@ CREATE FUNCTION public.sum(text) RETURNS text LANGUAGE plpgsql
 CREATE FUNCTION public.plus_text(int, text) RETURNS int LANGUAGE plpgsql
     AS $$ BEGIN INSERT INTO audit VALUES ('operator'); RETURN 1; END $$;
 CREATE OPERATOR public.+ (FUNCTION = public.plus_text, LEFTARG = int, RIGHTARG = text);
+-- Stable, yet it reads whatever it names: no check would follow it.
+CREATE VIEW v_xml AS SELECT table_to_xml('public.audit', true, false, '') AS x;
+-- Rules for writes and policies on tables without row-level security never run on a read.
+CREATE TABLE ruled (x int);
+INSERT INTO ruled VALUES (1);
+CREATE RULE log_insert AS ON INSERT TO ruled DO ALSO SELECT report_total();
+-- A parent's read reads its children: the child's policy counts.
+CREATE TABLE parent (x int);
+CREATE TABLE child () INHERITS (parent);
+INSERT INTO child VALUES (1);
+ALTER TABLE child ENABLE ROW LEVEL SECURITY;
+CREATE POLICY c ON child FOR SELECT USING (allow_row());
 GRANT USAGE ON SCHEMA public TO schema_search_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO schema_search_reader;
 """
@@ -390,6 +402,8 @@ def test_planted_functions_never_run_through_views_policies_calls_or_shadowed_na
         "SELECT count(*) FROM guarded": "calls the function public.allow_row()",
         "SELECT report_total()": "report_total() is not allowed",
         "SELECT public.report_total()": "public.report_total() is not allowed",
+        "SELECT x FROM v_xml": "calls the function pg_catalog.table_to_xml()",
+        "SELECT count(*) FROM parent": "calls the function public.allow_row()",
     }
     for sql, words in refused.items():
         with pytest.raises(QueryRefused, match=words.replace("(", r"\(").replace(")", r"\)")):
@@ -399,6 +413,7 @@ def test_planted_functions_never_run_through_views_policies_calls_or_shadowed_na
         with pytest.raises(QueryFailed, match="does not exist"):
             execute_sql(url, sql, catalog, max_rows=5, timeout_s=5)
     assert execute_sql(url, "SELECT sum(doubled) FROM v_plain", catalog, max_rows=5, timeout_s=5).rows == [["60"]]
+    assert execute_sql(url, "SELECT count(*) FROM ruled", catalog, max_rows=5, timeout_s=5).rows == [[1]]
     assert _as_superuser(name, "SELECT count(*) FROM audit").strip() == "0"
 
 
@@ -433,3 +448,9 @@ def test_a_result_past_the_byte_cap_is_stopped(shop) -> None:
     with pytest.raises(QueryStopped, match="larger than 2,000 bytes"):
         execute_sql(url, "SELECT a.order_id, b.order_id FROM orders a, orders b, orders c, orders d, orders e",
                     catalog, max_rows=100_000, timeout_s=5, max_bytes=2_000)  # fmt: skip
+
+
+def test_the_byte_cap_counts_lists_by_their_contents(duck) -> None:
+    url = duck[0]
+    with pytest.raises(QueryStopped, match="larger than 1,024 bytes"):
+        run_read_only(url, "SELECT list(repeat('x', 1000)) FROM range(100)", max_rows=5, timeout_s=5, max_bytes=1024)

@@ -277,3 +277,29 @@ def test_an_operator_named_with_its_schema_is_refused() -> None:
     refused = validate_sql("SELECT id FROM crm.accounts WHERE id OPERATOR(public.@>) 100", "postgres", catalog)
     assert "OPERATOR(public.@>) is not allowed" in refused.errors[0]
     assert validate_sql("SELECT id FROM crm.accounts WHERE id OPERATOR(pg_catalog.=) 1", "postgres", catalog).ok
+
+
+def test_chains_through_ctes_and_derived_tables_are_refused_before_the_planner_inlines_them() -> None:
+    catalog = tiny_catalog()
+    ctes = "WITH c0 AS (SELECT name AS s FROM crm.accounts), " + ", ".join(
+        f"c{i + 1} AS (SELECT s || s AS s FROM c{i})" for i in range(30)
+    )
+    derived = "SELECT name AS s FROM crm.accounts"
+    for i in range(25):
+        derived = f"SELECT s || s AS s FROM ({derived}) AS t{i}"
+    for sql in [ctes + " SELECT length(s) FROM c30", derived]:
+        validation = validate_sql(sql, "postgres", catalog)
+        assert not validation.ok and "expands to about" in validation.errors[0]
+
+
+@pytest.mark.parametrize(
+    "sql, words",
+    [
+        ('SELECT "PG_CATALOG".lower(name) FROM crm.accounts', "PG_CATALOG.lower() is not allowed"),
+        ("SELECT main.lower(name) FROM crm.accounts", "main.lower() is not allowed"),
+        ("SELECT CAST(name AS public.evil) FROM crm.accounts", "type public.evil is not allowed"),
+        ("SELECT name::public.evil[] FROM crm.accounts", "type public.evil is not allowed"),
+    ],
+)
+def test_schemas_that_only_look_built_in_and_user_types_are_refused_on_postgres(sql: str, words: str) -> None:
+    assert words in validate_sql(sql, "postgres", tiny_catalog()).errors[0]

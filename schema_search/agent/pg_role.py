@@ -8,11 +8,14 @@ that could change anything is refused with the statements that create one that
 cannot. ``SCHEMA_SEARCH_EXECUTE_ALLOW_PRIVILEGED_ROLE`` turns the refusal off, loudly.
 
 Then the tables the query reads: a view runs whatever functions its definition calls,
-and a row-level-security policy runs its expression on every read. PostgreSQL records
-both in ``pg_depend``; every function reached that way (views of views included,
-operators by their functions) must be a built-in of ``pg_catalog`` that is not
-volatile, or the query is refused naming the function and the view. A foreign table
-is refused too: reading it connects to another server.
+and a row-level-security policy runs its expression on every read. The relations a read
+reaches (views of views, the tables under them, inheritance children) come from
+``pg_depend``; the functions come from each view's and policy's stored expression tree,
+because PostgreSQL records no dependency on built-in functions. Every function called
+(operators by their functions) must be a built-in of ``pg_catalog`` that is not volatile
+and does not read relations by name (``table_to_xml``), or the query is refused naming
+the function and the view. A foreign table is refused too: reading it connects to
+another server.
 
 Runs in the sandbox's child, on the query's own connection, as plain SQL over the
 system catalogs.

@@ -21,8 +21,8 @@ from mcp.shared.message import SessionMessage
 from mcp.types import PARSE_ERROR, CallToolResult, ErrorData, JSONRPCError, JSONRPCResponse, TextContent
 from pydantic import ValidationError
 
-# Every tool takes a few levels at most; the JSON query form, the deepest, about five.
-MAX_DEPTH = 64
+from .http.json_body import MAX_DEPTH  # the same limit as HTTP bodies: the same tools behind both
+
 _SURROGATE_HINT = (
     "half of a UTF-16 surrogate pair, which is not text: write the whole character "
     "(escaped, a pair like \\ud83d\\ude00) or leave it out."

@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
 from ..errors import first_line
-from .query_errors import QueryFailed, QueryStopped
+from .query_errors import QueryFailed, QueryStopped, ran_too_long
 
 CONNECT_TIMEOUT_S = 10
 _BATCH = 100
@@ -83,10 +83,7 @@ class _Limits:
         return time.monotonic() > self.deadline
 
     def stopped(self) -> QueryStopped:
-        return QueryStopped(
-            f"The query ran longer than {self.timeout_s:g} s and was stopped.",
-            hint="Narrow it (filters, LIMIT), or raise SCHEMA_SEARCH_EXECUTE_TIMEOUT_S.",
-        )
+        return ran_too_long(self.timeout_s, "Narrow it (filters, LIMIT), or raise SCHEMA_SEARCH_EXECUTE_TIMEOUT_S.")
 
 
 def _size(value: Any) -> int:

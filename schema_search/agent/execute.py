@@ -35,6 +35,7 @@ from .sqlcheck import Validation, schema_qualified, validate_sql
 
 # Seconds a PostgreSQL query may spend connecting and checking its role, beyond its own limit.
 CONNECT_ALLOWANCE_S = 12
+_TIME_HINT = "Narrow it (filters, LIMIT), or raise SCHEMA_SEARCH_EXECUTE_TIMEOUT_S."
 # Defaults of the limits for callers that do not pass settings (tests, scripts).
 DEFAULT_MAX_BYTES = 10_000_000
 DEFAULT_MEMORY_MB = 2048
@@ -160,7 +161,9 @@ def run_read_only(
         try:
             reply = child.call(request, limit_s=limit_s)
         except Stopped as stopped:
-            raise _stopped(stopped, timeout_s) from None
+            raise stopped.as_query_error(timeout_s, time_hint=_TIME_HINT, memory_hint=(
+                "Narrow it: select fewer or shorter values, filter first; or raise SCHEMA_SEARCH_EXECUTE_PROCESS_MEMORY_MB."
+            )) from None
     if not reply["ok"]:
         kind = globals().get(reply["error"])
         kind = kind if isinstance(kind, type) and issubclass(kind, SchemaSearchError) else QueryFailed
@@ -174,20 +177,6 @@ def run_read_only(
         seconds=round(time.perf_counter() - started, 3),
         warnings=reply["warnings"],
     )
-
-
-def _stopped(stopped: SchemaSearchError, timeout_s: float) -> QueryStopped:
-    if stopped.detail == "timeout":
-        return QueryStopped(
-            f"The query ran longer than {timeout_s:g} s and was stopped.",
-            hint="Narrow it (filters, LIMIT), or raise SCHEMA_SEARCH_EXECUTE_TIMEOUT_S.",
-        )
-    if stopped.detail == "memory":
-        return QueryStopped(
-            "The query was stopped: it needed more memory than a query may.",
-            hint="Narrow it: select fewer or shorter values, filter first; or raise SCHEMA_SEARCH_EXECUTE_PROCESS_MEMORY_MB.",
-        )
-    return QueryStopped(stopped.detail, hint=stopped.hint)
 
 
 # -- helpers -------------------------------------------------------------------------

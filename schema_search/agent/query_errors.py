@@ -30,3 +30,8 @@ class QueryStopped(QueryFailed):
     """The query was stopped by a limit: time, memory or result size."""
 
     title = "Query stopped"
+
+
+def ran_too_long(timeout_s: float, hint: str) -> QueryStopped:
+    """The error for a query stopped at its time limit, however it was stopped."""
+    return QueryStopped(f"The query ran longer than {timeout_s:g} s and was stopped.", hint=hint)

@@ -30,6 +30,7 @@ import time
 from typing import Any, BinaryIO
 
 from .. import errors
+from .query_errors import QueryStopped, ran_too_long
 
 # Seconds a child gets to start (imports) or to read a collection, outside any query's time.
 STARTUP_S = 60.0
@@ -42,10 +43,22 @@ _HEADER = struct.Struct("!Q")
 
 
 class Stopped(errors.SchemaSearchError):
-    """The child was ended: past its deadline, out of memory, or it died."""
+    """The child was ended: past its deadline (detail ``timeout``), out of memory or dead
+    (``memory``), or it could not be reached (a sentence)."""
 
     status = 400
     title = "Query stopped"
+
+    def as_query_error(self, timeout_s: float, *, time_hint: str, memory_hint: str) -> QueryStopped:
+        """The error the query's caller sees, with the caller's advice on narrowing it."""
+        if self.detail == "timeout":
+            return ran_too_long(timeout_s, time_hint)
+        if self.detail == "memory":
+            return QueryStopped(
+                "The query was stopped: it needed more memory than a query may (or its process was ended).",
+                hint=memory_hint,
+            )
+        return QueryStopped(self.detail, hint=self.hint)
 
 
 class Child:

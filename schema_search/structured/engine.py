@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from ..agent.execute import QueryFailed
+from ..agent.query_errors import QueryFailed, ran_too_long
 from ..errors import first_line
 from .collection import Collection, Table
 
@@ -55,10 +55,7 @@ def run(
             cursor = connection.execute(sql)
             rows = cursor.fetchmany(max_rows + 1)
         except duckdb.InterruptException:
-            raise QueryFailed(
-                f"The query ran longer than {timeout_s:g} s and was stopped.",
-                hint="Narrow it: avoid joining the table to itself; filter first, or add a LIMIT.",
-            ) from None
+            raise ran_too_long(timeout_s, "Narrow it: avoid joining the table to itself; filter first, or add a LIMIT.") from None
         except duckdb.Error as error:
             raise QueryFailed(f"The query failed: {first_line(error)}", hint="Fix the SQL and try again.") from None
         finally:

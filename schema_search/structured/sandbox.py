@@ -56,7 +56,11 @@ class Sandbox:
                     self.child.state = key
                 reply = self.child.call(request, limit_s=timeout_s + GRACE_S, frame=frame)
             except Stopped as stopped:
-                raise _stopped(stopped, timeout_s) from None
+                raise stopped.as_query_error(
+                    timeout_s,
+                    time_hint="Narrow it: filter first, avoid joining the table to itself or building long strings.",
+                    memory_hint="Narrow it: select fewer or shorter values, filter first.",
+                ) from None
         if reply["ok"]:
             return QueryResponse.model_validate(reply["response"])
         raise raised(reply)
@@ -69,20 +73,6 @@ def raised(reply: dict) -> errors.SchemaSearchError:
     """The error a child's failed reply stands for, as its own class."""
     kind = getattr(errors, reply["error"], None) or getattr(execute, reply["error"], None) or execute.QueryFailed
     return kind(reply["detail"], hint=reply["hint"])
-
-
-def _stopped(stopped: Stopped, timeout_s: float) -> execute.QueryStopped:
-    if stopped.detail == "timeout":
-        return execute.QueryStopped(
-            f"The query ran longer than {timeout_s:g} s and was stopped.",
-            hint="Narrow it: filter first, avoid joining the table to itself or building long strings.",
-        )
-    if stopped.detail == "memory":
-        return execute.QueryStopped(
-            "The query was stopped: it needed more memory than a query may (or its process was ended).",
-            hint="Narrow it: select fewer or shorter values, filter first.",
-        )
-    return execute.QueryStopped(stopped.detail, hint=stopped.hint)
 
 
 def shared_sandbox(memory_bytes: int) -> Sandbox:

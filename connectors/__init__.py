@@ -20,6 +20,7 @@ from schema_search.errors import SourceError
 from schema_search.tables.catalog import Catalog
 
 from . import benchmark, ddl, sqlalchemy_url
+from .values import ValueHints
 
 # Order matters: a URL is recognised by its scheme before any file-based check.
 CONNECTORS: tuple[ModuleType, ...] = (sqlalchemy_url, benchmark, ddl)
@@ -44,18 +45,25 @@ def introspect(
     db: str | None = None,
     progress: Progress | None = None,
     max_ddl_bytes: int | None = None,
+    value_hints: ValueHints | None = None,
 ) -> Catalog:
     """Read ``source`` with the first connector that accepts it.
 
     ``max_ddl_bytes`` caps the DDL a file source may hold (the DDL connector's default otherwise).
+    ``value_hints`` samples a live database's short text values within its bounds; DDL
+    and benchmark sources have no rows, and ignore it.
 
     Raises:
         SourceError: no connector accepts ``source``, or the one that does fails.
     """
     for connector in CONNECTORS:
         if connector.matches(source):
-            limit = {"max_bytes": max_ddl_bytes} if connector is ddl and max_ddl_bytes is not None else {}
-            return connector.introspect(source, catalog=catalog, dialect=dialect, db=db, progress=progress, **limit)
+            options: dict = {}
+            if connector is ddl and max_ddl_bytes is not None:
+                options["max_bytes"] = max_ddl_bytes
+            if connector is sqlalchemy_url and value_hints is not None:
+                options["value_hints"] = value_hints
+            return connector.introspect(source, catalog=catalog, dialect=dialect, db=db, progress=progress, **options)
     raise SourceError(
         f"Don't know how to read schema source {shown(source)!r}.",
         hint=(

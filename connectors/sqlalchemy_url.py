@@ -7,6 +7,9 @@ READ ONLY``. Missing database files are refused rather than created.
 
 Passwords never leave this module: error messages and ``Catalog.source`` carry the
 URL as ``render_as_string(hide_password=True)`` prints it.
+
+With ``value_hints``, a bounded sample of short text columns' values is read over the
+same read-only connection (:mod:`.values`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from schema_search.errors import SourceError
 from schema_search.tables.catalog import Catalog, Table
 
 from . import duckdb_tables, inspector_tables
+from .values import ValueHints, sample_values
 
 CONNECT_TIMEOUT_S = 10
 STATEMENT_TIMEOUT_S = 60
@@ -69,7 +73,13 @@ def matches(source: str) -> bool:
 
 
 def introspect(
-    source: str, *, catalog: str, dialect: str | None = None, db: str | None = None, progress: Progress | None = None
+    source: str,
+    *,
+    catalog: str,
+    dialect: str | None = None,
+    db: str | None = None,
+    progress: Progress | None = None,
+    value_hints: ValueHints | None = None,
 ) -> Catalog:
     """Read the tables, views, keys and comments of the database at ``source``.
 
@@ -81,7 +91,10 @@ def introspect(
             schema that is not the database's own (PostgreSQL: all but ``pg_*`` and
             ``information_schema``; SQLite: ``main``; DuckDB: ``main`` and the other
             user schemas; MySQL: the database the URL names).
-        progress: wraps the schemas while their tables are read.
+        progress: wraps the schemas while their tables are read (and the tables while
+            their values are sampled).
+        value_hints: sample the values of short text columns within these bounds;
+            ``None`` reads no rows.
 
     Raises:
         SourceError: the URL is malformed or names an unknown driver, the database
@@ -93,6 +106,10 @@ def introspect(
     try:
         _check_connection(engine, shown)
         schemas, tables = _read(engine, db, shown, progress)
+        kept, warnings = _distinct(tables)
+        if kept and value_hints is not None:
+            kept, sampled = sample_values(engine, kept, value_hints, progress)
+            warnings += sampled
     except SQLAlchemyError as error:
         raise SourceError(
             f"Could not read the schema of {shown}: {_reason(error, engine.url)}",
@@ -105,7 +122,6 @@ def introspect(
             f"No tables found in {shown} (schemas: {', '.join(schemas) or 'none'}).",
             hint="Check the schema (db=...) and that the user can see its tables.",
         )
-    kept, warnings = _distinct(tables)
     return Catalog(
         name=catalog,
         tables=tuple(kept),

@@ -40,6 +40,17 @@ class Settings(BaseSettings):
     weight_text: float = Field(1.0, ge=0, description="Fusion weight of the text channel (comments, descriptions).")
     weight_body: float = Field(1.0, ge=0, description="Fusion weight of the body channel (everything, one field).")
     weight_dense: float = Field(1.5, ge=0, description="Fusion weight of the dense (embedding) channel.")
+    weight_descriptions: float = Field(
+        1.0,
+        ge=0,
+        description=(
+            "Fusion weight of the descriptions channel (generated descriptions), before each question "
+            "scales it by the share of its words that only descriptions match."
+        ),
+    )
+    weight_values: float = Field(
+        1.0, ge=0, description="Fusion weight of the values channel (values sampled from a live database's text columns)."
+    )
     dense: bool = Field(
         True,
         description=(
@@ -90,8 +101,43 @@ class Settings(BaseSettings):
     complete_joins: bool = Field(
         True, description="Add the bridge table two leading candidates need to be joined, marked added_for_join."
     )
+    complete_entities: bool = Field(
+        True,
+        description=(
+            "Bring up a table the leading candidates reference by foreign key when the question asks about it "
+            "too (it ranks within the first 25), after the leaders, marked added_for_join."
+        ),
+    )
     channel_depth: int = Field(
         100, ge=1, description="How many matches each channel contributes to fusion."
+    )
+    value_hints: bool = Field(
+        True,
+        description=(
+            "When indexing a live database (a SQLAlchemy URL: SQLite, DuckDB, PostgreSQL), sample the distinct "
+            "values of short text columns (names, codes, statuses) so a question that names a stored value finds "
+            "its table; never secrets or personal data. Off: no rows are read."
+        ),
+    )
+    value_hints_max_rows: int = Field(1000, ge=1, description="Rows of each table the value sample reads (its first ones).")
+    value_hints_max_values: int = Field(
+        50, ge=1, description="Distinct values kept per column, the most frequent first."
+    )
+    value_hints_max_chars: int = Field(
+        40, ge=1, description="Longest value kept as a hint; a column of mostly longer values is free text and is left out."
+    )
+    value_hints_timeout_s: float = Field(
+        2.0, gt=0, description="Seconds one table's sample query may run; a slower table is skipped with a warning."
+    )
+    value_hints_budget_s: float = Field(
+        30.0, gt=0, description="Seconds the value samples of one catalog may take together; later tables go unsampled."
+    )
+    value_hints_allow_contacts: bool = Field(
+        False,
+        description=(
+            "Sample columns of e-mail addresses and phone numbers too. Secrets, government ids, card and bank "
+            "numbers, IP addresses, dates of birth and street addresses are never sampled."
+        ),
     )
     docs_chunk_tokens: int = Field(
         200,
@@ -253,5 +299,7 @@ class Settings(BaseSettings):
             "names": self.weight_names,
             "text": self.weight_text,
             "body": self.weight_body,
+            "descriptions": self.weight_descriptions,
+            "values": self.weight_values,
             "dense": self.weight_dense,
         }

@@ -73,12 +73,32 @@ class Workspace:
         db: str | None = None,
         progress: Progress | None = None,
     ) -> IndexResult:
-        """Introspect ``source`` with the matching connector and index it as ``catalog``."""
+        """Introspect ``source`` with the matching connector and index it as ``catalog``.
+
+        A live database lends a sample of its short text values too (``value_hints*`` settings).
+        """
         import connectors  # the connectors package imports drivers: load it only to index
 
         check_name(catalog)
+        s = self.settings
+        hints = None
+        if s.value_hints:
+            hints = connectors.ValueHints(
+                max_rows=s.value_hints_max_rows,
+                max_values=s.value_hints_max_values,
+                max_chars=s.value_hints_max_chars,
+                timeout_s=s.value_hints_timeout_s,
+                budget_s=s.value_hints_budget_s,
+                allow_contacts=s.value_hints_allow_contacts,
+            )
         read = connectors.introspect(
-            source, catalog=catalog, dialect=dialect, db=db, progress=progress, max_ddl_bytes=self.settings.max_ddl_bytes
+            source,
+            catalog=catalog,
+            dialect=dialect,
+            db=db,
+            progress=progress,
+            max_ddl_bytes=s.max_ddl_bytes,
+            value_hints=hints,
         )
         return self.index_catalog(read, progress)
 
@@ -136,6 +156,7 @@ class Workspace:
             pin_identifiers=s.pin_identifiers,
             relevance_floor=s.relevance_floor,
             complete_joins=s.complete_joins,
+            complete_entities=s.complete_entities,
         )
 
     def search(self, catalog: str, question: str, k: int | None = None) -> SearchResponse:

@@ -4,16 +4,17 @@
   coverage scaling and every later stage), called through ``Workspace.search``.
 * one per channel the searcher has (``names``, ``text``, ``body``, ``dense`` once it is
   built): that channel's ranking alone.
-* ``merged``: descriptions folded into one field, the way most tools index: our
-  ``body`` field (identifiers, comments and generated descriptions together) with our
-  analyzer, from its own in-memory index. Today it ranks exactly as the ``body``
-  channel; it stays a fixed reference if ``body`` changes.
+* ``merged``: descriptions folded into one field, the way most tools index:
+  identifiers, comments and generated descriptions together with our analyzer, from
+  its own in-memory index. Without descriptions it ranks exactly as the ``body``
+  channel (which never holds descriptions).
 * ``rrf-equal``: plain RRF (k=60) of names + text + body, equal weights, no coverage
   scaling and no later stages (the issue's "equal-weight RRF" column).
 * ``rrf-body+dense``: plain RRF (k=60) of body + dense (when there is a dense channel).
 * ``default-no-<stage>``: the shipped default with one stage switched off (the
   ablation of every component: coverage scaling, dense channel, FK boost, pinning,
-  relevance floor, join completion).
+  relevance floor, join completion, entity completion, the descriptions channel's
+  novelty weighting: ``default-no-novelty`` weighs it by coverage alone).
 * ``peer-bm25``, ``peer-dense``: see :mod:`eval.tables.peers`.
 """
 
@@ -27,8 +28,8 @@ from schema_search.core import analyzer, index
 from schema_search.core.fusion import rrf
 from schema_search.errors import InvalidInput
 from schema_search.settings import Settings
-from schema_search.tables.catalog import Catalog
-from schema_search.tables.documents import FIELDS, table_document
+from schema_search.tables.catalog import Catalog, Table
+from schema_search.tables.documents import table_document
 from schema_search.tables.search import CatalogSearcher, Ranker
 from schema_search.workspace import Workspace
 
@@ -48,6 +49,7 @@ PEER_DENSE = "peer-dense"
 # they use the RRF paper's k, not the tunable setting.
 FUSIONS = {RRF_EQUAL: ("names", "text", "body"), RRF_BODY_DENSE: ("body", "dense")}
 REFERENCE_RRF_K = 60.0
+OPTIONAL_FIELDS = ("descriptions", "values")
 # The default with one stage off: name -> SearchConfig fields to change.
 ABLATIONS: dict[str, dict] = {
     "default-no-coverage": {"scale_by_coverage": False},
@@ -56,6 +58,8 @@ ABLATIONS: dict[str, dict] = {
     "default-no-pins": {"pin_identifiers": False},
     "default-no-floor": {"relevance_floor": False},
     "default-no-joins": {"complete_joins": False},
+    "default-no-entities": {"complete_entities": False},
+    "default-no-novelty": {"weigh_novelty": False},
 }
 
 
@@ -70,6 +74,12 @@ class Config:
     name: str
     rank: Rank
     prefix: bool = True
+
+
+def merged_document(table: Table) -> dict[str, str]:
+    """One field with everything, the way most tools index: names, comments, descriptions."""
+    document = table_document(table)
+    return {"id": table.id, MERGED: f"{document.body}\n{document.descriptions}"}
 
 
 def available(channels: Sequence[str]) -> list[str]:
@@ -100,7 +110,12 @@ class ConfigBuilder:
         catalog = catalog_of(name, databases)
         self.workspace.index_catalog(catalog)
         searcher = self.workspace.searcher(name)
-        names = available(list(searcher.rankers))
+        # The fields only `describe` and live sources fill rank nothing in a benchmark
+        # catalog: no row of their own, and no ablation of their weighting. (Other
+        # channels always get a row, so every per-db catalog has the same list.)
+        empty = {c for c in OPTIONAL_FIELDS if searcher.coverage.get(c, 0.0) == 0}
+        names = [n for n in available([c for c in searcher.rankers if c not in empty])
+                 if not (n == "default-no-novelty" and "descriptions" in empty)]
         unknown = [n for n in self.wanted or () if n not in names]
         if unknown:
             raise InvalidInput(
@@ -125,9 +140,8 @@ class ConfigBuilder:
         if config in searcher.rankers:
             return Config(config, searcher.rankers[config])
         if config == MERGED:
-            documents = ({"id": t.id, **table_document(t).fields()} for t in catalog.tables)
-            field_ranker = index.FieldRanker(index.build(documents, FIELDS))
-            return Config(config, lambda q, k: [t for t, _ in field_ranker.rank("body", analyzer.words(q), k)])
+            field_ranker = index.FieldRanker(index.build(map(merged_document, catalog.tables), [MERGED]))
+            return Config(config, lambda q, k: [t for t, _ in field_ranker.rank(MERGED, analyzer.words(q), k)])
         if config in FUSIONS:
             return Config(config, self._plain_rrf(searcher.rankers, FUSIONS[config]))
         if config == PEER_BM25:

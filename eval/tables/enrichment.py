@@ -6,13 +6,17 @@ with evidence; dev + train schemas), all-gold recall@5/@10 of:
 * ``none``: no descriptions, the shipped default ranking;
 * ``merged``: descriptions folded into one field with everything else, the way most
   tools index (the eval's ``merged`` configuration over the described catalog);
-* ``separate``: descriptions in their own *text* field (and in *body*, and the
-  embedding text), ranked by the shipped default fusion.
+* ``separate``: descriptions in their own *descriptions* field (not in the other
+  fields, nor in the embedding text), ranked by the shipped default fusion, which
+  weighs that channel per question by its novelty; ``separate, weighed by coverage
+  only`` is the same without the novelty weighting.
 
 ``merged`` without descriptions is shown too, so the merged field's own change is
 visible, and ``none``/``separate`` again without the dense channel (which embeds the
 descriptions as well), so the fields' effect is seen apart from the embeddings'.
-Then the IDF-collapse diagnostic (:mod:`schema_search.tables.diagnose`): the words whose
+Then BIRD's own descriptions (written by its annotators, text that carries
+information) as comments (shipped), left out, and moved into the descriptions field
+(:func:`own_text_experiment`). Then the IDF-collapse diagnostic (:mod:`schema_search.tables.diagnose`): the words whose
 document frequency crossed half of a field's documents because of the descriptions.
 
 Descriptions come from the committed ``eval/data/descriptions_smollm2.jsonl`` (made by
@@ -33,11 +37,13 @@ from typing import Sequence
 
 from schema_search.describe.descriptions import apply_descriptions, read_descriptions
 from schema_search.settings import Settings
-from schema_search.tables.catalog import Catalog
+from schema_search.tables.catalog import Catalog, Description
 from schema_search.tables.diagnose import SHARE_LIMIT, diagnose, widespread_words
 
 from .benchmarks import POOLED, Database, catalog_of, load_benchmark, load_databases, pooled
 from .configs import DEFAULT, MERGED
+
+NO_NOVELTY = "default-no-novelty"
 from .describe_benchmarks import BENCHMARKS, DESCRIPTIONS
 from .runner import run_eval
 
@@ -52,6 +58,62 @@ def described(databases: Sequence[Database], descriptions: dict) -> tuple[Databa
         catalog = apply_descriptions(Catalog(database.db_id, database.tables), descriptions)
         out.append(replace(database, tables=catalog.tables))
     return tuple(out)
+
+
+def without_comments(databases: Sequence[Database]) -> tuple[Database, ...]:
+    """The databases with the benchmark's own table and column descriptions taken out."""
+    return tuple(
+        replace(d, tables=tuple(
+            replace(t, comment=None, columns=tuple(replace(c, comment=None) for c in t.columns)) for t in d.tables
+        ))
+        for d in databases
+    )
+
+
+def comments_as_descriptions(databases: Sequence[Database]) -> tuple[Database, ...]:
+    """The benchmark's own descriptions moved into the generated-description field.
+
+    BIRD's column and value descriptions are written by people who knew the data: text
+    that carries information. Moved into the descriptions channel (and out of the
+    comments), they show what that channel does with descriptions worth reading.
+    """
+    out = []
+    for d in databases:
+        tables = []
+        for t in d.tables:
+            texts = ([t.comment] if t.comment else []) + [f"{c.name}: {c.comment}" for c in t.columns if c.comment]
+            bare = replace(t, comment=None, columns=tuple(replace(c, comment=None) for c in t.columns))
+            description = Description(" ".join(texts), "bird-annotators", "benchmark", "", bare.content_hash()) if texts else None
+            tables.append(replace(bare, description=description))
+        out.append(replace(d, tables=tuple(tables)))
+    return tuple(out)
+
+
+def own_text_experiment(limit: int | None = None, root: Path = BENCHMARKS, settings: Settings | None = None) -> dict:
+    """Pooled BIRD with its own descriptions as comments (shipped), without them, and as descriptions."""
+    dev, distractor_folders = SLICES["bird"]
+    benchmark = load_benchmark(root / dev, limit)
+    distractors = tuple(db for folder in distractor_folders for db in load_databases(root / folder))
+    settings = settings or Settings()
+    variants = {
+        "as comments (text channel), shipped": (benchmark, distractors),
+        "left out": (replace(benchmark, databases=without_comments(benchmark.databases)), without_comments(distractors)),
+        "as descriptions (descriptions channel)": (
+            replace(benchmark, databases=comments_as_descriptions(benchmark.databases)),
+            comments_as_descriptions(distractors),
+        ),
+    }
+    rows = {}
+    for name, (bench, extra) in variants.items():
+        run = run_eval(bench, POOLED, extra, [DEFAULT, NO_NOVELTY] if "descriptions" in name else [DEFAULT], KS, settings)
+        rows[name] = run.result(DEFAULT).recall
+        if "descriptions" in name:
+            rows[name + ", weighed by coverage only"] = run.result(NO_NOVELTY).recall
+    return {
+        "benchmark": "bird",
+        "questions": len(benchmark.questions),
+        "recall": {row: {f"recall@{k}": round(v[k], 4) for k in KS} for row, v in rows.items()},
+    }
 
 
 def experiment(
@@ -72,7 +134,7 @@ def experiment(
 
     settings = settings or Settings()
     plain = run_eval(benchmark, POOLED, distractors, [DEFAULT, MERGED], KS, settings)
-    rich = run_eval(enriched, POOLED, enriched_distractors, [DEFAULT, MERGED], KS, settings)
+    rich = run_eval(enriched, POOLED, enriched_distractors, [DEFAULT, MERGED, NO_NOVELTY], KS, settings)
     # The default fusion embeds descriptions too; without the dense channel the fields alone show.
     lexical = settings.model_copy(update={"dense": False})
     plain_lexical = run_eval(benchmark, POOLED, distractors, [DEFAULT], KS, lexical)
@@ -82,6 +144,7 @@ def experiment(
         "merged (no descriptions)": plain.result(MERGED).recall,
         "merged": rich.result(MERGED).recall,
         "separate": rich.result(DEFAULT).recall,
+        "separate, weighed by coverage only": rich.result(NO_NOVELTY).recall,
         "none, BM25 channels only": plain_lexical.result(DEFAULT).recall,
         "separate, BM25 channels only": rich_lexical.result(DEFAULT).recall,
     }
@@ -94,8 +157,8 @@ def experiment(
         for r in diagnosis.rows
         if r.collapsed and r.before <= r.documents * SHARE_LIMIT
     ]
-    fusion = settings.model_dump(include={"rrf_k", "weight_names", "weight_text", "weight_body", "weight_dense",
-                                          "dense", "scale_by_coverage"})
+    fusion = settings.model_dump(include={"rrf_k", "weight_names", "weight_text", "weight_body", "weight_descriptions",
+                                          "weight_dense", "dense", "scale_by_coverage"})
     return {
         "benchmark": name,
         "settings": fusion,
@@ -120,9 +183,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name} ...", file=sys.stderr)
         results.append(experiment(name, args.limit, args.descriptions))
     print(markdown(results))
+    own = None
+    if "bird" in args.benchmarks:
+        print("bird, its own descriptions ...", file=sys.stderr)
+        own = own_text_experiment(args.limit)
+        print()
+        print(own_text_markdown(own))
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps({"generated": results, "bird_own_text": own}, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def own_text_markdown(result: dict) -> str:
+    """The BIRD own-descriptions rows, as Markdown."""
+    lines = [f"BIRD's own descriptions ({result['questions']} questions, pooled):", "",
+             "| BIRD's descriptions | " + " | ".join(f"R@{k}" for k in KS) + " |", "|---|" + "---:|" * len(KS)]
+    for row, figures in result["recall"].items():
+        lines.append(f"| {row} | " + " | ".join(f"{figures[f'recall@{k}']:.3f}" for k in KS) + " |")
+    return "\n".join(lines)
 
 
 def markdown(results: list[dict]) -> str:

@@ -69,7 +69,7 @@ def check(cursor: Any, tables: list[tuple[str, str]], *, allow_privileged: bool)
             f"({'; '.join(problems)}).",
             hint=grants(role, database, sorted({schema for schema, _ in tables})),
         )
-    _check_tables(cursor, tables)
+    check_tables(cursor, tables)
     if not problems:
         return []
     role, _ = _who(cursor)
@@ -164,7 +164,15 @@ def grants(role: str, database: str, schemas: list[str]) -> str:
     return " ".join(lines)
 
 
-def _check_tables(cursor: Any, tables: list[tuple[str, str]]) -> None:
+def check_tables(cursor: Any, tables: list[tuple[str, str]]) -> None:
+    """Refuse ``(schema, table)`` pairs whose reading reaches a foreign table or calls a function
+    that is not a side-effect-free built-in (through views, policies, inheritance children).
+
+    Also run before value hints are sampled (``connectors.values``): reading a view runs its functions.
+
+    Raises:
+        QueryRefused: naming the relation and the function.
+    """
     if not tables:
         return
     cursor.execute(_REACHED, ([f"{_ident(s)}.{_ident(t)}" for s, t in tables],))

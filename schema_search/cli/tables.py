@@ -41,7 +41,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 # What each phase of `index` counts.
 INDEX_UNITS = {"parsing": "statement", "reading schemas": "schema", "reading databases": "database",
-               "indexing": "table", "writing the index": "table", "embedding": "table"}  # fmt: skip
+               "sampling values": "table", "indexing": "table", "writing the index": "table",
+               "embedding": "table"}  # fmt: skip
 
 
 def _index(args: argparse.Namespace, settings: Settings) -> int:
@@ -72,7 +73,7 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
             c.table,
             f"{c.score:.4f}",
             " ".join(f"{ch}:{r}" for ch, r in c.channels.items() if r is not None),
-            ", ".join(c.matched_terms),
+            ", ".join(c.matched_terms + [f"{m.column}={v!r}" for m in c.matched_values for v in m.values]),
             c.source_id,
         )
         for i, c in enumerate(response.candidates, 1)

@@ -14,10 +14,13 @@ from .dense import DenseIndex
 from .embedders import Embedder, family
 from .floor import Relevance
 from .index import FieldRanker, open_index
+from .novelty import novelty
+from .question import content_words
 from .store import Generation
 
 # A channel ranker: (question, how many) -> item ids, best first, matches only.
 Ranker = Callable[[str, int], list[str]]
+_ANALYZER = analyzer.build_analyzer()
 
 
 class Channels:
@@ -46,8 +49,12 @@ class Channels:
         self.readable = lru_cache(maxsize=64)(self._readable)
 
     @classmethod
-    def open(cls, generation: Generation, fields: Sequence[str], embedder: Embedder | None = None) -> Channels:
+    def open(
+        cls, generation: Generation, fields: Sequence[str], embedder: Embedder | None = None, exclusive: Sequence[str] = ()
+    ) -> Channels:
         """Open a stored generation; with an ``embedder``, add the dense channel if it was built with that model.
+
+        ``exclusive``: fields searched only with the words no other field has (``bm25_rankers``).
 
         Any backend of the same model will do (float vectors searched with int8 question
         vectors, say): they agree to a cosine of 0.99.
@@ -56,7 +63,7 @@ class Channels:
         vectors = DenseIndex.load(generation.path) if embedder is not None else None
         if vectors is not None and family(vectors.model) != family(embedder.name):
             vectors = None
-        return cls(bm25_rankers(field_ranker, fields), vectors, embedder, field_ranker)
+        return cls(bm25_rankers(field_ranker, fields, exclusive), vectors, embedder, field_ranker)
 
     def rankings(self, question: str, depth: int) -> dict[str, list[str]]:
         return {channel: ranker(question, depth) for channel, ranker in self.rankers.items()}
@@ -83,6 +90,15 @@ class Channels:
             cosines, self.vectors.floor, self.readable(question), nearest[0][0] if nearest else None, topic_floor
         )
 
+    def novelty(self, question: str, channels: Sequence[str]) -> dict[str, float]:
+        """For each of ``channels``: the share of the question only it matches (``novelty.novelty``)."""
+        if self.fields is None or not channels:
+            return {}
+        terms = list(dict.fromkeys(_ANALYZER.analyze(" ".join(content_words(question)))))
+        keyword = [name for name in self.rankers if name != "dense"]
+        frequencies = self.fields.frequencies(keyword, terms)
+        return {channel: novelty(frequencies, channel, self.fields.documents) for channel in channels if channel in frequencies}
+
     def cosines(self, question: str, items: Sequence[str]) -> dict[str, float]:
         """Cosine of the question with each of ``items``; empty without the dense channel."""
         if self.vectors is None or not items:
@@ -101,10 +117,31 @@ class Channels:
         return [item for item, cosine in ranked if cosine > self.vectors.floor]
 
 
-def bm25_rankers(field_ranker: FieldRanker, fields: Sequence[str]) -> dict[str, Ranker]:
-    """One BM25 ranker per document field."""
+def bm25_rankers(field_ranker: FieldRanker, fields: Sequence[str], exclusive: Sequence[str] = ()) -> dict[str, Ranker]:
+    """One BM25 ranker per document field, over the question's content words (``question``).
+
+    A field in ``exclusive`` is searched only with the words no other field has: a
+    value field's ``contact`` (an entity type stored in a log table) says nothing
+    that the names do not say better, its ``xmagnet`` (a company name) does.
+    """
+    shared = [name for name in fields if name not in exclusive]
 
     def ranker(field_name: str) -> Ranker:
-        return lambda question, limit: [item for item, _ in field_ranker.rank(field_name, analyzer.words(question), limit)]
+        if field_name in exclusive:
+            return lambda question, limit: [
+                item for item, _ in field_ranker.rank(field_name, _own_words(field_ranker, shared, question), limit)
+            ]
+        return lambda question, limit: [item for item, _ in field_ranker.rank(field_name, content_words(question), limit)]
 
     return {name: ranker(name) for name in fields}
+
+
+def _own_words(field_ranker: FieldRanker, others: Sequence[str], question: str) -> list[str]:
+    """The question's content words that no field of ``others`` contains."""
+    own = []
+    for word in content_words(question):
+        terms = _ANALYZER.analyze(word)
+        frequencies = field_ranker.frequencies(others, terms)
+        if terms and not any(any(counts) for counts in frequencies.values()):
+            own.append(word)
+    return own

@@ -3,8 +3,9 @@
 Stages, in order (each a plain function over ranked lists):
 
 1. weighted RRF of the channel rankings (``fusion.rrf``); each weight scaled by the
-   channel's coverage, and the dense weight by how much of the question the model
-   can read;
+   channel's coverage, the dense weight by how much of the question the model can
+   read, and any channel the kind names by a per-question factor (tables: generated
+   descriptions by their novelty, :mod:`novelty`);
 2. ``boost``, when the kind has one (tables: foreign-key neighbours rise);
 3. ``pin.pin_first``: items the question names verbatim go first;
 4. ``floor.apply_floor``: items the model finds no nearer than unrelated text go,
@@ -69,6 +70,7 @@ def rank(
     *,
     coverage: Mapping[str, float] | None = None,
     readable: float = 1.0,
+    scales: Mapping[str, float] | None = None,
     boost: Boost | None = None,
     pins: Sequence[str] = (),
     pin_order: PinOrder | None = None,
@@ -82,6 +84,7 @@ def rank(
         rankings: channel -> item ids, best first (matches only).
         coverage: channel -> share of items it has text for.
         readable: share of the question the embedding model can read; scales the dense weight.
+        scales: channel -> a factor on its weight for this question (e.g. its novelty).
         pins: items the question names verbatim, in the order it names them.
         pin_order: a sort key for the pins given their fused score (the kind's say on
             which pinned item comes first); without it they keep the order given.
@@ -96,6 +99,9 @@ def rank(
         weights = effective_weights(weights, coverage)
     if readable < 1.0 and "dense" in weights:
         weights["dense"] *= readable
+    for channel, factor in (scales or {}).items():
+        if channel in weights:
+            weights[channel] *= factor
     scored = rrf(rankings, weights, k=fusion.rrf_k)
     if boost is not None:
         scored = boost(scored)

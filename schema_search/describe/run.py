@@ -3,8 +3,8 @@
 A description bridges the words users ask with ("monthly cost per member") and the
 words tables are named with (``v_pmpm``). It goes into the table's own
 generated-description slot (:class:`~schema_search.tables.catalog.Description`) and from
-there into the *text* and *body* fields of the index, never into *names*; the
-database's own comments are never overwritten.
+there into the index's *descriptions* field, which no other field shares (see
+``tables.documents``); the database's own comments are never overwritten.
 
 * :class:`Describer` is the one method a backend implements; tests use a fake.
 * :class:`~schema_search.describe.litellm_describer.LiteLLMDescriber` calls any litellm

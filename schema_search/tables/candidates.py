@@ -7,20 +7,23 @@ from functools import lru_cache
 
 from ..core import analyzer
 from ..core.analyzer import identifier_text
+from ..core.question import content_words
 from ..core.ranking import Ranked
 from ..errors import TableNotFound
 from .catalog import Catalog, ForeignKey, Table, source_id
 from .documents import table_document
-from .models import ColumnInfo, DescriptionInfo, JoinInfo, TableCandidate, TableDetail
+from .models import ColumnInfo, DescriptionInfo, JoinInfo, TableCandidate, TableDetail, ValueMatch
 from .render import create_table_sql
 
 _ANALYZER = analyzer.build_analyzer()
+# A question names few values; past this many in one column it names a word they all share.
+MAX_MATCHED_VALUES = 10
 
 
 def candidates(catalog: Catalog, ranked: list[Ranked], question: str) -> list[TableCandidate]:
     """Expand each ranked table into a candidate, with joins among the candidates."""
     chosen = {r.id for r in ranked}
-    terms = _ANALYZER.analyze(" ".join(analyzer.words(question)))
+    terms = _ANALYZER.analyze(" ".join(content_words(question)))
     return [_candidate(catalog, catalog.table(r.id), r, chosen, terms) for r in ranked]
 
 
@@ -38,6 +41,7 @@ def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str],
         channels=ranked.channels,
         matched_terms=matched,
         matched_columns=[c.name for c, found in zip(table.columns, fixed.column_terms) if wanted & found],
+        matched_values=_matched(fixed.values, wanted),
         pinned=ranked.pinned,
         added_for_join=ranked.added,
         comment=table.comment,
@@ -57,18 +61,77 @@ class _Fixed:
     columns: tuple[ColumnInfo, ...]
     description: DescriptionInfo | None
     ddl: str
+    values: dict[str, tuple[_Value, ...]]
+
+
+@dataclass(frozen=True, slots=True)  # slots: a cached table holds one per sampled value
+class _Value:
+    """A sampled value, and the index terms a question must hold to name it.
+
+    ``position``: (column, rank in its sample), to list matches in the table's order.
+    """
+
+    column: str
+    value: str
+    terms: frozenset[str]
+    joined: str | None
+    position: tuple[int, int]
 
 
 # Cached: the same popular tables come back in answer after answer, and rendering one
 # (analysed terms, column models, DDL) was a quarter of an HTTP search's time. About
-# 20 KB a table: 1,024 of them cost a server worker ~20 MB.
+# 20 KB a table: 1,024 of them cost a server worker ~20 MB (more with sampled values:
+# about 25 KB per sampled column at the default 50 values).
 @lru_cache(maxsize=1024)
 def _fixed(table: Table) -> _Fixed:
-    body = frozenset(_ANALYZER.analyze(table_document(table).body))
+    document = table_document(table)
+    body = frozenset(_ANALYZER.analyze(f"{document.body}\n{document.descriptions}"))
     column_terms = tuple(
         frozenset(_ANALYZER.analyze(f"{identifier_text(c.name)} {c.comment or ''}")) for c in table.columns
     )
-    return _Fixed(body, column_terms, tuple(columns(table)), _description(table), create_table_sql(table))
+    return _Fixed(
+        body, column_terms, tuple(columns(table)), _description(table), create_table_sql(table), _values_by_term(table)
+    )
+
+
+def matched_values(table: Table, terms: list[str]) -> list[ValueMatch]:
+    """The sampled values of ``table`` that the question (its analysed ``terms``) names, per column.
+
+    A value is named when the question holds every word of it (``New York`` needs both),
+    or its words written as one (``xmagnet`` names ``X-Magnet``).
+
+    >>> from .catalog import Column
+    >>> t = Table("crm", "accounts", columns=(Column("name", values=("X-Magnet", "New York", "Acme")),))
+    >>> [m.model_dump() for m in matched_values(t, ["contact", "xmagnet", "new"])]
+    [{'column': 'name', 'values': ['X-Magnet']}]
+    """
+    return _matched(_fixed(table).values, set(terms))
+
+
+def _values_by_term(table: Table) -> dict[str, tuple[_Value, ...]]:
+    """Each sampled value under each of its terms, so a question looks up only its own words."""
+    by_term: dict[str, list[_Value]] = {}
+    for i, column in enumerate(table.columns):
+        for j, value in enumerate(column.values):
+            parts = analyzer.words(value)
+            terms = frozenset(_ANALYZER.analyze(" ".join(parts)))
+            joined = _ANALYZER.analyze("".join(parts)) if len(parts) > 1 else []
+            entry = _Value(column.name, value, terms, joined[0] if joined else None, (i, j))
+            for term in terms | set(joined):
+                by_term.setdefault(term, []).append(entry)
+    return {term: tuple(entries) for term, entries in by_term.items()}
+
+
+def _matched(values: dict[str, tuple[_Value, ...]], wanted: set[str]) -> list[ValueMatch]:
+    if not values:
+        return []
+    named = {
+        v for term in wanted for v in values.get(term, ()) if (v.terms and v.terms <= wanted) or v.joined in wanted
+    }
+    by_column: dict[str, list[str]] = {}
+    for v in sorted(named, key=lambda v: v.position):
+        by_column.setdefault(v.column, []).append(v.value)
+    return [ValueMatch(column=c, values=found[:MAX_MATCHED_VALUES]) for c, found in by_column.items()]
 
 
 def table_detail(catalog: Catalog, table: Table) -> TableDetail:

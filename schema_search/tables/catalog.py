@@ -46,22 +46,33 @@ def source_id(catalog: str, table: str) -> str:
 
 @dataclass(frozen=True)
 class Column:
-    """One column as the source declares it."""
+    """One column as the source declares it.
+
+    ``values``: a sample of the distinct values it holds (live databases only, short
+    text columns only, never secrets or personal data), indexed so a question that
+    names a value finds the column. Stored with the catalog; never logged or shown whole.
+    """
 
     name: str
     type: str = ""
     nullable: bool = True
     comment: str | None = None
     default: str | None = None
+    values: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "name": self.name,
             "type": self.type,
             "nullable": self.nullable,
             "comment": self.comment,
             "default": self.default,
         }
+        # Written only when there are some: catalogs without values (DDL, benchmarks)
+        # keep the JSON, and so the content hashes, they always had.
+        if self.values:
+            data["values"] = list(self.values)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Column:
@@ -71,6 +82,7 @@ class Column:
             nullable=data.get("nullable", True),
             comment=data.get("comment"),
             default=data.get("default"),
+            values=tuple(data.get("values") or ()),
         )
 
 
@@ -163,12 +175,19 @@ class Table:
         return next((c for c in self.columns if c.name.lower() == lowered), None)
 
     def content_hash(self) -> str:
-        """A hash of what the source said about the table (not of its description).
+        """A hash of what the source said about the table (not of its description, nor its sampled values).
 
-        Used to skip re-describing and re-embedding tables that did not change.
+        Used to skip re-describing tables that did not change. The values are left out:
+        they change with the rows, and the description is written from the schema alone.
+
+        >>> plain = Table("crm", "accounts", columns=(Column("name"),))
+        >>> plain.content_hash() == replace(plain, columns=(Column("name", values=("xmagnet",)),)).content_hash()
+        True
         """
         data = self.to_dict()
         data.pop("description")
+        for column in data["columns"]:
+            column.pop("values", None)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def to_dict(self) -> dict[str, Any]:

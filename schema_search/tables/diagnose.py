@@ -1,8 +1,9 @@
 """IDF collapse: words that enrichment spread over most tables stop telling them apart.
 
 A description pass that writes "This table stores information about ..." on every
-table puts ``store`` and ``information`` into nearly every document of the *text* and
-*body* fields. BM25 then gives those words an IDF near zero: a question that uses them
+table puts ``store`` and ``information`` into nearly every document of the field it
+fills (since descriptions have a field of their own, *descriptions*; before, *text*
+and *body*). BM25 then gives those words an IDF near zero: a question that uses them
 matches everything and nothing. This module counts, per field, how many table
 documents contain each word before enrichment (tables without their generated
 ``description``) and after (as indexed), with the IDF tantivy's BM25 gives it, and
@@ -16,13 +17,13 @@ table, empty or not, as in BM25's document count.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..core import analyzer
+from ..core.novelty import idf
 from .catalog import Catalog
 from .documents import FIELDS, table_document
 
@@ -45,17 +46,6 @@ def terms(text: str) -> list[str]:
     ['which', 'contact', 'list', 'were', 'store']
     """
     return _ANALYZER.analyze(" ".join(analyzer.words(text)))
-
-
-def idf(document_frequency: int, documents: int) -> float:
-    """BM25's inverse document frequency, as tantivy (and Lucene) compute it.
-
-    >>> round(idf(1, 100), 3)  # a rare word
-    4.21
-    >>> round(idf(90, 100), 3)  # nearly everywhere
-    0.11
-    """
-    return math.log(1 + (documents - document_frequency + 0.5) / (document_frequency + 0.5))
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,19 @@ def adjacency(edges: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
     return {table: frozenset(others) for table, others in neighbours.items()}
 
 
+def references(edges: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """Directed: each table -> the tables it references; self-references dropped.
+
+    >>> {table: sorted(targets) for table, targets in references([("a", "b"), ("a", "c"), ("b", "b")]).items()}
+    {'a': ['b', 'c']}
+    """
+    out: dict[str, set[str]] = {}
+    for a, b in edges:
+        if a != b:
+            out.setdefault(a, set()).add(b)
+    return {table: frozenset(targets) for table, targets in out.items()}
+
+
 def graph_boost(
     scored: Sequence[tuple[str, float]], graph: Adjacency, weight: float, top: int = 10
 ) -> list[tuple[str, float]]:
@@ -91,3 +104,47 @@ def complete_joins(ranked: Sequence[str], graph: Adjacency, among: int = 5) -> l
         out.extend((bridge, True) for bridge in bridges.get(position, ()))
     out.extend((table, False) for table in ranked[among:] if table not in placed)
     return out
+
+
+def complete_entities(
+    ranked: Sequence[str],
+    references: Adjacency,
+    among: int = 4,
+    window: int = 25,
+    most: int = 2,
+) -> list[tuple[str, bool]]:
+    """Bring up the tables the leading candidates point at that the question also asks about.
+
+    "Unpaid invoices by customer" finds the invoices, and the invoices point (through
+    their billing account) at the customer: the accounts table. The question asks
+    about it too, in its own words, but less than about invoices, so it ranks 14th,
+    below tables that merely share words. A table that one of the ``among`` leading
+    candidates references by foreign key *and* that has evidence of its own (it is in
+    the ranking within ``window``: every channel's judgement of the question against
+    that table, the relevance floor passed) is an entity the question names. It moves
+    up to just after the leading candidates, marked as added; the leaders keep their
+    places, so what the question matched best is never pushed down.
+
+    Args:
+        ranked: the order after the floor, best first.
+        references: each table -> the tables it references by foreign key (directed).
+        among: the leading candidates whose references count.
+        window: how far down a referenced table may rank and still be "asked about".
+        most: at most this many tables are brought up, the best ranked first.
+
+    >>> refs = {"invoices": frozenset({"accounts", "currencies"})}
+    >>> order = ["invoices", "lines", "taxes", "notes", "credits", "x", "accounts"]
+    >>> complete_entities(order, refs, among=3, window=10)[:5]
+    [('invoices', False), ('lines', False), ('taxes', False), ('accounts', True), ('notes', False)]
+    """
+    head = list(ranked[:among])
+    position = {table: i for i, table in enumerate(ranked[:window])}
+    referenced = {target for table in head for target in references.get(table, ())}
+    picked = sorted((t for t in referenced if position.get(t, -1) >= among), key=position.__getitem__)[:most]
+    placed = set(picked)
+    return [
+        *((table, False) for table in head),
+        *((table, True) for table in picked),
+        *((table, False) for table in ranked[among:] if table not in placed),
+    ]
+

@@ -41,6 +41,15 @@ class DescriptionInfo(BaseModel):
     generated_at: str
 
 
+class ValueMatch(BaseModel):
+    """Values of one column, sampled from the database, that the question names."""
+
+    column: str
+    values: list[str] = Field(
+        description="As stored (case, spelling, punctuation): write them as the SQL literal, e.g. name = 'X-Magnet'."
+    )
+
+
 class TableCandidate(BaseModel):
     table: str = Field(description="Table id, `schema.table`, lower-case.")
     source_id: str = Field(description="Short stable ID to cite this table, e.g. `T3fa21c`.")
@@ -52,6 +61,13 @@ class TableCandidate(BaseModel):
     matched_terms: list[str] = Field(description="Question words (stemmed) found in this table's names or text.")
     matched_columns: list[str] = Field(
         description="Columns whose name or comment shares a word with the question: the ones a prompt needs."
+    )
+    matched_values: list[ValueMatch] = Field(
+        default_factory=list,
+        description=(
+            "Columns holding a value the question names (from the sample taken when a live database was "
+            "indexed), with the values as stored. Only the matched values, never the whole sample."
+        ),
     )
     pinned: bool = Field(False, description="The question names this table (or a rare column of it) verbatim.")
     added_for_join: bool = Field(

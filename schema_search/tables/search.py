@@ -1,10 +1,12 @@
 """Question -> ranked tables: the core's channels and stages, with the tables' join graph.
 
-The shared stages (``core.ranking``) run with two table-specific ones plugged in:
+The shared stages (``core.ranking``) run with table-specific ones plugged in:
 ``expand.graph_boost`` (tables joined by foreign key to other strong candidates
-rise) and ``expand.complete_joins`` (bridge tables between the leading candidates,
-marked ``added``). Table and column names the question writes verbatim are pinned;
-a keyword match on names or body keeps a table above the relevance floor.
+rise), then at the cut ``expand.complete_entities`` (tables the leaders reference
+that the question asks about too) and ``expand.complete_joins`` (bridge tables
+between the leading candidates), both marked ``added``. Table and column names the
+question writes verbatim are pinned; a keyword match on names, body or values keeps a
+table above the relevance floor; generated descriptions weigh what only they match.
 
 The only I/O is inside :class:`CatalogSearcher` (tantivy, the embedding model).
 """
@@ -28,7 +30,13 @@ from .identifiers import identifier_map
 
 CATALOG_FILE = "catalog.json"
 # Channels whose match counts as evidence of relevance on its own (see the floor).
-KEYWORD_EVIDENCE = ("names", "body")
+KEYWORD_EVIDENCE = ("names", "body", "values")
+# Channels weighed per question by what only they match (``core.novelty``): generated
+# descriptions paraphrase the names, so most questions get nothing new from them.
+NOVELTY_WEIGHTED = ("descriptions",)
+# Channels searched only with the question words no other field has (``core.channels``):
+# stored values such as the entity type ``contact`` repeat schema words.
+EXCLUSIVE = ("values",)
 
 
 @dataclass(frozen=True)
@@ -36,7 +44,7 @@ class SearchConfig:
     """How to rank tables. The eval suite varies it; Settings gives the shipped default."""
 
     weights: Mapping[str, float] = field(
-        default_factory=lambda: {"names": 0.5, "text": 1.0, "body": 1.0, "dense": 1.5}
+        default_factory=lambda: {"names": 0.5, "text": 1.0, "body": 1.0, "descriptions": 1.0, "values": 1.0, "dense": 1.5}
     )
     rrf_k: float = 5.0
     depth: int = 100
@@ -45,6 +53,10 @@ class SearchConfig:
     pin_identifiers: bool = True
     relevance_floor: bool = True
     complete_joins: bool = True
+    complete_entities: bool = True
+    entity_window: int = 25
+    entity_most: int = 2
+    weigh_novelty: bool = True
 
 
 def rank_tables(
@@ -54,8 +66,10 @@ def rank_tables(
     *,
     coverage: Mapping[str, float] | None = None,
     graph: expand.Adjacency | None = None,
+    references: expand.Adjacency | None = None,
     pins: Sequence[str] = (),
     relevance: Relevance | None = None,
+    scales: Mapping[str, float] | None = None,
 ) -> Ranking:
     """Run the ranking stages over channel rankings; keep the top ``k`` tables.
 
@@ -65,17 +79,26 @@ def rank_tables(
     boost = complete = None
     if graph and config.graph_boost > 0:
         boost = partial(expand.graph_boost, graph=graph, weight=config.graph_boost)
-    if graph and config.complete_joins:
+    entities = bool(references) and config.complete_entities
+    joins = bool(graph) and config.complete_joins
+    if entities or joins:
 
         def complete(order: list[str], k: int) -> list[tuple[str, bool]]:
-            # Bridges take places within k: the caller asked for at most k tables.
-            return expand.complete_joins(order, graph)[:k]
+            added: set[str] = set()
+            if entities:
+                flagged = expand.complete_entities(order, references, window=config.entity_window, most=config.entity_most)
+                added = {table for table, was_added in flagged if was_added}
+                order = [table for table, _ in flagged]
+            flagged = expand.complete_joins(order, graph) if joins else [(table, False) for table in order]
+            # Added tables take places within k: the caller asked for at most k tables.
+            return [(table, was_added or table in added) for table, was_added in flagged[:k]]
     return rank(
         rankings,
         Fusion(config.weights, config.rrf_k, config.scale_by_coverage),
         k,
         coverage=coverage,
         readable=relevance.readable if relevance else 1.0,
+        scales=scales,
         boost=boost,
         pins=pins if config.pin_identifiers else (),
         relevance=relevance if config.relevance_floor else None,
@@ -98,18 +121,21 @@ class CatalogSearcher:
         self.channels = channels
         self.coverage = dict(coverage)
         self.generation = generation
-        self.graph = expand.adjacency(
-            (t.id, fk.ref_table) for t in catalog.tables for fk in t.foreign_keys if catalog.table(fk.ref_table)
-        )
+        edges = [(t.id, fk.ref_table) for t in catalog.tables for fk in t.foreign_keys if catalog.table(fk.ref_table)]
+        self.graph = expand.adjacency(edges)
+        self.references = expand.references(edges)
         self.identifiers = identifier_map(catalog)
 
     @classmethod
     def open(cls, generation: Generation, embedder: Embedder | None = None) -> CatalogSearcher:
         """Open a stored generation; with an ``embedder``, add the dense channel if it was built."""
-        channels = Channels.open(generation, FIELDS, embedder)
+        manifest = generation.manifest()
+        # A generation built before a field existed (``values``) is searched without it.
+        fields = [f for f in FIELDS if f in manifest.get("fields", FIELDS)]
+        channels = Channels.open(generation, fields, embedder, [f for f in EXCLUSIVE if f in fields])
         catalog = Catalog.from_json((generation.path / CATALOG_FILE).read_text(encoding="utf-8"))
         # Every generation's manifest has the coverage its build measured (release 0.1's too).
-        return cls(catalog, channels, generation.manifest()["coverage"], generation.id)
+        return cls(catalog, channels, manifest["coverage"], generation.id)
 
     @property
     def rankers(self) -> dict[str, Ranker]:
@@ -117,6 +143,24 @@ class CatalogSearcher:
 
     def rankings(self, question: str, depth: int) -> dict[str, list[str]]:
         return self.channels.rankings(question, depth)
+
+    def _relevance(self, question: str, rankings: Mapping[str, list[str]]) -> Relevance | None:
+        """The dense model's view, with the stricter topic level unless a keyword match is backed.
+
+        The dense channel finds *something* near anything ("how do I bake bread" ->
+        user preferences, 0.158 against a typical unrelated level of 0.146), and BM25
+        matches words out of their sense ("capital of Mongolia" -> ``capitation``,
+        "who won the World Cup" -> the stage "closed won"). So a question is on topic
+        when a table it matches by keyword is also nearer than unrelated text, or else
+        when its nearest table is nearer than unrelated text comes to *its* nearest.
+        """
+        relevance = self.channels.relevance(question, rankings)
+        if relevance is None:
+            return None
+        matched = {item for channel in KEYWORD_EVIDENCE for item in rankings.get(channel, ())}
+        if any(relevance.cosines.get(item, -1.0) > relevance.floor for item in matched):
+            return relevance
+        return self.channels.relevance(question, rankings, nearest_topic_floor=True)
 
     def search(self, question: str, k: int, config: SearchConfig) -> Ranking:
         rankings = self.rankings(question, config.depth)
@@ -126,6 +170,8 @@ class CatalogSearcher:
             k,
             coverage=self.coverage,
             graph=self.graph,
+            references=self.references,
             pins=pin.pinned(question, self.identifiers),
-            relevance=self.channels.relevance(question, rankings),
+            relevance=self._relevance(question, rankings),
+            scales=self.channels.novelty(question, NOVELTY_WEIGHTED) if config.weigh_novelty else None,
         )

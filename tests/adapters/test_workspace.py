@@ -13,7 +13,7 @@ def test_search_returns_matching_tables_with_ranks_columns_joins_and_ddl(tiny_wo
     tables = [c.table for c in response.candidates]
     assert set(tables) >= {"crm.contacts", "crm.contact_lists"}
     first = response.candidates[0]
-    assert first.channels.keys() == {"names", "text", "body", "dense"}
+    assert first.channels.keys() == {"names", "text", "body", "descriptions", "values", "dense"}
     assert first.source_id == source_id("tiny", first.table)
     assert "contact" in first.matched_terms
     assert first.ddl.startswith(("CREATE TABLE", "--"))

@@ -63,3 +63,23 @@ def test_every_piece_of_schema_text_is_inside_a_fence(tmp_path: Path) -> None:
 def test_off_topic_questions_say_so() -> None:
     empty = SearchTablesResult(catalog="wide", question="zebra migration", off_topic=True, notice="", tables=[])
     assert search_text(empty) == "Nothing in catalog 'wide' relates to 'zebra migration'. Try other words, or say so."
+
+
+def test_stored_values_the_question_names_are_shown_inside_the_fence(tmp_path: Path) -> None:
+    filler = tuple(Column(f"attribute_{i:02d}", "TEXT") for i in range(WIDE_TABLE_COLUMNS + 10))
+    tickets = Table(
+        "support",
+        "tickets",
+        columns=(Column("id", "INT"), Column("priority", "TEXT", values=("normal", "urgent", "O'Neil")), *filler),
+        primary_key=("id",),
+    )
+    workspace = Workspace(Settings(home=tmp_path, dense=False))
+    workspace.index_catalog(Catalog("desk", (tickets,)))
+    result = SchemaTools(workspace, "desk").search_tables("urgent tickets for o'neil", 5, Ledger())
+    hit = result.tables[0]
+    assert [m.model_dump() for m in hit.matched_values] == [{"column": "priority", "values": ["urgent", "O'Neil"]}]
+    assert "priority TEXT" in hit.ddl and "attribute_00" not in hit.ddl  # a wide table shows the matched column
+    text = search_text(result)
+    fenced = text[text.index("<schema-data"):text.index("</schema-data>")]
+    assert "-- stored value: priority = 'urgent'\n-- stored value: priority = 'O''Neil'" in fenced
+    assert "normal" not in text  # only the values the question names, never the whole sample

@@ -1,4 +1,4 @@
-from schema_search.core.pin import identifier_shaped, mentioned, pin_first, references
+from schema_search.core.pin import identifier_shaped, mentioned, pin_first, pinned, references
 
 
 def test_backticked_names_are_taken_verbatim():
@@ -27,3 +27,10 @@ def test_labelled_numbers_and_versions_are_references():
 def test_numbers_in_plain_speech_are_not_references():
     assert references("the top 5 errors in 2018, on page 3, for 10 users") == []
     assert references("a 3.8x speed-up") == []
+
+
+def test_words_in_capitals_alone_do_not_pin():
+    # BIRD's evidence writes SQL: MIN(Age) pinned the tables with a column "Min".
+    names = {"min": ("hockey.goalies",), "count": ("x.count",), "cdscode": ("schools.frpm",)}
+    assert pinned("youngest user? refers to MIN(Age); COUNT(id) with CDSCode", names) == ["schools.frpm"]
+    assert [identifier_shaped(n) for n in ("MIN", "COUNT", "OWNER", "CDSCode", "K12")] == [False, False, False, True, True]

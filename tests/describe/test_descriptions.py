@@ -63,12 +63,12 @@ def test_the_log_survives_a_torn_line_and_later_lines_win(tmp_path):
     assert read_descriptions(tmp_path / "missing.jsonl") == {}
 
 
-def test_descriptions_go_to_text_and_body_not_names():
+def test_descriptions_go_to_their_own_field_only():
     table = described(tiny_catalog()).table("crm.contact_lists")
     document = table_document(table)
     # Text fields hold plain words (documents.py splits punctuation and identifiers).
-    assert "about contact lists" in document.text and "about contact lists" in document.body
-    assert "about" not in document.names
+    assert "about contact lists" in document.descriptions
+    assert not any("about" in getattr(document, f) for f in ("names", "text", "body"))
 
 
 def test_prompt_has_the_ddl_the_references_and_trims_wide_tables():

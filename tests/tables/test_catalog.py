@@ -2,7 +2,7 @@ from dataclasses import replace
 
 import pytest
 
-from schema_search.tables.catalog import Catalog, Description, Table, source_id
+from schema_search.tables.catalog import Catalog, Column, Description, Table, source_id
 
 from ..conftest import tiny_catalog
 
@@ -39,6 +39,24 @@ def test_content_hash_ignores_the_generated_description():
     described = replace(table, description=Description("x", "m", "v1", "now", "h"))
     assert described.content_hash() == table.content_hash()
     assert replace(table, comment="changed").content_hash() != table.content_hash()
+
+
+def test_sampled_values_round_trip_and_are_written_only_when_there_are_some():
+    plain = Table("crm", "accounts", columns=(Column("id", "INTEGER"), Column("name", "TEXT")))
+    sampled = replace(plain, columns=(plain.columns[0], replace(plain.columns[1], values=("xmagnet", "Acme"))))
+    assert "values" not in plain.to_dict()["columns"][1]  # catalogs without values keep their JSON
+    assert sampled.to_dict()["columns"][1]["values"] == ["xmagnet", "Acme"]
+    assert "values" not in sampled.to_dict()["columns"][0]
+    catalog = Catalog("crm", (sampled,))
+    assert Catalog.from_json(catalog.to_json()) == catalog
+    # A catalog stored before values existed has no key: its columns read as having none.
+    assert Column.from_dict({"name": "name", "type": "TEXT"}).values == ()
+
+
+def test_content_hash_ignores_the_sampled_values():
+    plain = Table("crm", "accounts", columns=(Column("name", "TEXT"),))
+    sampled = replace(plain, columns=(Column("name", "TEXT", values=("xmagnet",)),))
+    assert sampled.content_hash() == plain.content_hash()
 
 
 def test_source_ids_are_short_stable_and_distinct():

@@ -50,3 +50,23 @@ def test_graph_boost_and_bridges():
         ("sic", True),
     ]
     assert bridged.ranked[2].channels == {"body": None}
+
+
+def test_entity_completion_marks_the_referenced_table_added():
+    references = {"invoices": frozenset({"accounts"})}
+    rankings = {"body": ["invoices", "lines", "taxes", "notes", "credits", "accounts"]}
+    result = rank_tables(rankings, SearchConfig({"body": 1.0}, graph_boost=0.0), k=5, references=references)
+    assert [(r.id, r.added) for r in result.ranked] == [
+        ("invoices", False), ("lines", False), ("taxes", False), ("notes", False), ("accounts", True)
+    ]
+    off = rank_tables(rankings, SearchConfig({"body": 1.0}, graph_boost=0.0, complete_entities=False), k=5,
+                      references=references)
+    assert "accounts" not in [r.id for r in off.ranked]
+
+
+def test_a_per_question_scale_can_silence_a_channel():
+    rankings = {"names": ["a", "b"], "descriptions": ["b", "a"]}
+    config = SearchConfig({"names": 1.0, "descriptions": 1.0}, rrf_k=60, graph_boost=0.0)
+    assert rank_tables(rankings, config, k=2).ranked[0].score == approx(1 / 61 + 1 / 62)
+    silenced = rank_tables(rankings, config, k=2, scales={"descriptions": 0.0})
+    assert [r.id for r in silenced.ranked] == ["a", "b"] and silenced.ranked[0].score == approx(1 / 61)

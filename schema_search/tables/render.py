@@ -7,15 +7,28 @@ import re
 from .catalog import Table
 
 _PLAIN = re.compile(r"^[a-z_][a-z0-9_]*$")
+# Words that cannot be a bare column or table name: PostgreSQL's reserved keywords, and
+# the join and predicate words SQLite and MySQL reserve as well. `order` and `group`
+# are real column names (Spider has both); written bare, the DDL shown to a model does
+# not parse, and the model copies the bare name into SQL that fails.
+RESERVED = frozenset(
+    """all analyse analyze and any array as asc asymmetric between both by case cast check collate column
+    constraint create cross current_catalog current_date current_role current_time current_timestamp
+    current_user default deferrable desc distinct do else end except exists false fetch for foreign
+    from full grant group having in index initially inner intersect into is join key lateral leading
+    left like limit localtime localtimestamp natural not null offset on only or order outer placing
+    primary references returning right select session_user some symmetric table then to trailing true
+    union unique user using values variadic when where window with""".split()
+)
 
 
 def quote(identifier: str) -> str:
-    """Quote an identifier only when it needs it.
+    """Quote an identifier only when it needs it: not plain lower-case, or a reserved word.
 
-    >>> quote("contacts"), quote("Free Meal Count"), quote('a"b')
-    ('contacts', '"Free Meal Count"', '"a""b"')
+    >>> quote("contacts"), quote("Free Meal Count"), quote('a"b'), quote("order")
+    ('contacts', '"Free Meal Count"', '"a""b"', '"order"')
     """
-    if _PLAIN.match(identifier):
+    if _PLAIN.match(identifier) and identifier not in RESERVED:
         return identifier
     return '"' + identifier.replace('"', '""') + '"'
 

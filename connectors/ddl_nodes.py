@@ -22,7 +22,7 @@ def column(node: exp.ColumnDef, dialect: str) -> Column:
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("CREATE TABLE t (n varchar(9) NOT NULL DEFAULT 'x' -- a note\\n)", read="postgres")
     >>> column(tree.find(exp.ColumnDef), "postgres")
-    Column(name='n', type='VARCHAR(9)', nullable=False, comment='a note', default="'x'", values=())
+    Column(name='n', type='VARCHAR(9)', nullable=False, comment='a note', default="'x'")
     """
     kind = node.args.get("kind")
     nullable, default, comment = True, None, None

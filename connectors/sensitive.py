@@ -22,7 +22,7 @@ CONTACT = "contact"
 NEVER = "never"
 
 # Pieces that mark a column even inside a solid name (``userpassword``, ``contactemail``).
-_NEVER_INSIDE = ("password", "passwd", "passphrase", "secret", "token", "apikey", "credential", "birth", "ssn")
+_NEVER_INSIDE = ("password", "passwd", "passphrase", "secret", "token", "apikey", "credential", "birth")
 _CONTACT_INSIDE = ("email", "phone")
 
 # Whole words (an identifier's parts), and phrases of consecutive words, first kind first:
@@ -30,6 +30,8 @@ _CONTACT_INSIDE = ("email", "phone")
 _RULES: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
     (NEVER, tuple((w,) for w in (
         "pwd", "pass", "hash", "hashed", "salt", "digest", "nonce", "otp", "pin", "cvv", "cvc", "jwt", "bearer",
+        # "ssn" only as a word: inside a solid name it is "bu-ssn-ess_name" or "cla-ss-n-ame".
+        "ssn",
         "cookie", "signature", "auth", "oauth",
     )) + (
         ("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"), ("signing", "key"),
@@ -70,6 +72,8 @@ def column_kind(name: str) -> str | None:
     ['never', 'never', 'never', 'never', 'never', 'never']
     >>> [column_kind(n) for n in ("name", "status", "country_code", "priority", "city", "category")]
     [None, None, None, None, None, None]
+    >>> [column_kind(n) for n in ("business_name", "class_name", "access_number", "member_ssn", "SSN")]
+    [None, None, None, 'never', 'never']
     """
     words = split_identifier(name)
     solid = "".join(words)
@@ -93,6 +97,9 @@ _KEY_PREFIX = re.compile(r"^(sk-|(sk|pk|rk)_(live|test)_|gh[pousr]_|github_pat_|
 _HEX = re.compile(r"^(0x)?[0-9a-f]{16,}$", re.I)
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _BASE64 = re.compile(r"^[A-Za-z0-9+/_-]{24,}={0,2}$")
+# Lower-case (or upper-case) letters and digits, 20 or more, without a break, with at
+# least 3 digits among them: base-36 codes ("k3j9x0q2m8v7b1n4z6c5"), not words or SKUs.
+_TOKEN = re.compile(r"^(?=(?:.*\d){3})(?=.*[a-z])[a-z0-9]{20,}$", re.I)
 _IBAN = re.compile(r"^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$")
 _SSN = re.compile(r"^\d{3}-\d{2}-\d{4}$")
 _IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}(/\d{1,2})?$")
@@ -113,6 +120,8 @@ def value_kind(value: str) -> str | None:
     ['contact', 'contact', 'contact', 'contact']
     >>> [value_kind(v) for v in ("xmagnet", "urgent", "New York", "P-100", "Q1 2024", "10:30:00", "v1.2.3")]
     [None, None, None, None, None, None, None]
+    >>> value_kind("k3j9x0q2m8v7b1n4z6c5"), value_kind("internationalization"), value_kind("SKU-2024-ABC")
+    ('never', None, None)
     """
     text = value.strip()
     compact = re.sub(r"[\s-]", "", text)
@@ -120,6 +129,8 @@ def value_kind(value: str) -> str | None:
         return NEVER
     if _BASE64.match(text) and _mixed(text):
         return NEVER
+    if _TOKEN.match(text):
+        return NEVER  # a reset or invite code: 20+ letters and digits run together, no word
     if compact.isdigit() and 13 <= len(compact) <= 19 and _luhn(compact):
         return NEVER  # a payment card number
     if _IBAN.match(compact.upper()) or _SSN.match(text) or _IPV4.match(text) or _IPV6.match(text) or _DATE.match(text):

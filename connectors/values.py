@@ -43,6 +43,9 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from sqlalchemy import Dialect, Engine, PoolProxiedConnection, column, func, select, table
 
+# The PostgreSQL check ``ask --execute`` makes lives with the execution layer; it is
+# borrowed here rather than moved into ``connectors``, whose package import (sqlglot,
+# SQLAlchemy: 0.5 s) the execution sandbox's child must not pay.
 from schema_search.agent import pg_role
 from schema_search.agent.query_errors import QueryRefused
 from schema_search.core.build import Progress
@@ -51,7 +54,9 @@ from schema_search.tables.catalog import Column, Table
 from . import sensitive
 
 _TEXT_TYPE = re.compile(r"char|text|string|clob|enum", re.I)
-_NOT_TEXT = re.compile(r"json|xml|tsvector|tsquery|\[\]|array|bytea|blob|binary|uuid", re.I)
+# Not text however the type name reads: documents, arrays, nested DuckDB types
+# (``STRUCT(a VARCHAR)``, ``MAP(VARCHAR, INT)``), binary data.
+_NOT_TEXT = re.compile(r"json|xml|tsvector|tsquery|\[\]|array|struct|map\s*\(|union\s*\(|bytea|blob|binary|uuid", re.I)
 SUPPORTED = ("sqlite", "postgresql", "duckdb")
 # A column is free text, not a list of names or codes, when most of its values are too long.
 _LONG_SHARE = 0.5
@@ -82,6 +87,11 @@ class ValueHints:
     budget_s: float = 30.0
     allow_contacts: bool = False
 
+    @property
+    def allowed(self) -> frozenset[str | None]:
+        """The kinds of column and value (``sensitive``) that may be sampled."""
+        return frozenset({None, sensitive.CONTACT} if self.allow_contacts else {None})
+
 
 def sample_values(
     engine: Engine, tables: Sequence[Table], hints: ValueHints, progress: Progress | None = None
@@ -92,6 +102,18 @@ def sample_values(
     """
     if engine.dialect.name not in SUPPORTED:
         return list(tables), []
+    try:
+        return _sample(engine, tables, hints, progress)
+    except Exception as error:  # noqa: BLE001 - hints are extra: indexing goes on without them
+        # A driver that lacks what the lock-down needs (a SQLite build without
+        # ``setlimit``), a setting the server refuses: the catalog is still indexed.
+        # The message is left out: a driver's message can quote a value.
+        return list(tables), [f"Value hints: none sampled: the database could not be read for them ({type(error).__name__})."]
+
+
+def _sample(
+    engine: Engine, tables: Sequence[Table], hints: ValueHints, progress: Progress | None
+) -> tuple[list[Table], list[str]]:
     deadline = time.monotonic() + hints.budget_s
     out, warnings, unsampled = [], [], 0
     # The driver's own connection, not SQLAlchemy's: with its engine logging on at DEBUG
@@ -140,11 +162,10 @@ def sampled_columns(table_: Table, hints: ValueHints) -> list[Column]:
     >>> [c.name for c in sampled_columns(t, ValueHints(allow_contacts=True))]
     ['name', 'email']
     """
-    allowed = {None, sensitive.CONTACT} if hints.allow_contacts else {None}
     return [
         c
         for c in table_.columns
-        if _TEXT_TYPE.search(c.type) and not _NOT_TEXT.search(c.type) and sensitive.column_kind(c.name) in allowed
+        if _TEXT_TYPE.search(c.type) and not _NOT_TEXT.search(c.type) and sensitive.column_kind(c.name) in hints.allowed
     ]
 
 
@@ -162,8 +183,7 @@ def kept_values(raw: Iterable[object], hints: ValueHints) -> tuple[str, ...]:
     """
     # Line breaks and invisible characters: no name or code has them, and they would hide in a prompt.
     values = [v.strip() for v in raw if isinstance(v, str) and v.strip() and v.strip().isprintable()]
-    allowed = {None, sensitive.CONTACT} if hints.allow_contacts else {None}
-    if any(sensitive.value_kind(v) not in allowed for v in values):
+    if any(sensitive.value_kind(v) not in hints.allowed for v in values):
         return ()
     short = [v for v in values if len(v) <= hints.max_chars]
     if len(short) < len(values) * (1 - _LONG_SHARE):
@@ -171,7 +191,9 @@ def kept_values(raw: Iterable[object], hints: ValueHints) -> tuple[str, ...]:
     # Values without a letter (numbers, codes of digits) match no question word usefully;
     # a phone number the operator opted in to is one to look up all the same.
     counts = Counter(v for v in short if any(c.isalpha() for c in v) or sensitive.value_kind(v) == sensitive.CONTACT)
-    return tuple(v for v, _ in counts.most_common(hints.max_values))
+    # Ties by value: rows come in no set order, and an unchanged table must give the same sample.
+    ranked = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0].casefold(), pair[0]))
+    return tuple(v for v, _ in ranked[: hints.max_values])
 
 
 def with_values(table_: Table, values: dict[str, tuple[str, ...]]) -> Table:

@@ -37,8 +37,8 @@ class Settings(BaseSettings):
     )
     rrf_k: float = Field(5.0, gt=0, description="Reciprocal Rank Fusion constant k (larger flattens ranks).")
     weight_names: float = Field(0.5, ge=0, description="Fusion weight of the names channel (identifiers).")
-    weight_text: float = Field(1.0, ge=0, description="Fusion weight of the text channel (comments, descriptions).")
-    weight_body: float = Field(1.0, ge=0, description="Fusion weight of the body channel (everything, one field).")
+    weight_text: float = Field(1.0, ge=0, description="Fusion weight of the text channel (DB comments).")
+    weight_body: float = Field(1.0, ge=0, description="Fusion weight of the body channel (names and comments, one field).")
     weight_dense: float = Field(1.5, ge=0, description="Fusion weight of the dense (embedding) channel.")
     weight_descriptions: float = Field(
         1.0,
@@ -116,7 +116,8 @@ class Settings(BaseSettings):
         description=(
             "When indexing a live database (a SQLAlchemy URL: SQLite, DuckDB, PostgreSQL), sample the distinct "
             "values of short text columns (names, codes, statuses) so a question that names a stored value finds "
-            "its table; never secrets or personal data. Off: no rows are read."
+            "its table; never what looks like a secret, an identity, card or bank number, an IP or street address "
+            "or a date of birth, nor e-mail addresses and phone numbers unless allowed. Off: no rows are read."
         ),
     )
     value_hints_max_rows: int = Field(1000, ge=1, description="Rows of each table the value sample reads (its first ones).")

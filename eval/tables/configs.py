@@ -6,8 +6,9 @@
   built): that channel's ranking alone.
 * ``merged``: descriptions folded into one field, the way most tools index:
   identifiers, comments and generated descriptions together with our analyzer, from
-  its own in-memory index. Without descriptions it ranks exactly as the ``body``
-  channel (which never holds descriptions).
+  its own in-memory index, searched with every word of the question. Without
+  descriptions it is the ``body`` field as the release before searched it (question
+  words included).
 * ``rrf-equal``: plain RRF (k=60) of names + text + body, equal weights, no coverage
   scaling and no later stages (the issue's "equal-weight RRF" column).
 * ``rrf-body+dense``: plain RRF (k=60) of body + dense (when there is a dense channel).
@@ -45,6 +46,7 @@ RRF_EQUAL = "rrf-equal"
 RRF_BODY_DENSE = "rrf-body+dense"
 PEER_BM25 = "peer-bm25"
 PEER_DENSE = "peer-dense"
+NO_NOVELTY = "default-no-novelty"
 # Channels fused by rrf-equal and rrf-body+dense. They are fixed reference points, so
 # they use the RRF paper's k, not the tunable setting.
 FUSIONS = {RRF_EQUAL: ("names", "text", "body"), RRF_BODY_DENSE: ("body", "dense")}
@@ -59,7 +61,7 @@ ABLATIONS: dict[str, dict] = {
     "default-no-floor": {"relevance_floor": False},
     "default-no-joins": {"complete_joins": False},
     "default-no-entities": {"complete_entities": False},
-    "default-no-novelty": {"weigh_novelty": False},
+    NO_NOVELTY: {"weigh_novelty": False},
 }
 
 
@@ -115,7 +117,7 @@ class ConfigBuilder:
         # channels always get a row, so every per-db catalog has the same list.)
         empty = {c for c in OPTIONAL_FIELDS if searcher.coverage.get(c, 0.0) == 0}
         names = [n for n in available([c for c in searcher.rankers if c not in empty])
-                 if not (n == "default-no-novelty" and "descriptions" in empty)]
+                 if not (n == NO_NOVELTY and "descriptions" in empty)]
         unknown = [n for n in self.wanted or () if n not in names]
         if unknown:
             raise InvalidInput(

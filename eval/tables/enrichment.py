@@ -12,8 +12,8 @@ with evidence; dev + train schemas), all-gold recall@5/@10 of:
   only`` is the same without the novelty weighting.
 
 ``merged`` without descriptions is shown too, so the merged field's own change is
-visible, and ``none``/``separate`` again without the dense channel (which embeds the
-descriptions as well), so the fields' effect is seen apart from the embeddings'.
+visible, and ``none``/``separate`` again with the BM25 channels alone (the release
+before embedded the descriptions too; now only the descriptions channel sees them).
 Then BIRD's own descriptions (written by its annotators, text that carries
 information) as comments (shipped), left out, and moved into the descriptions field
 (:func:`own_text_experiment`). Then the IDF-collapse diagnostic (:mod:`schema_search.tables.diagnose`): the words whose
@@ -37,13 +37,11 @@ from typing import Sequence
 
 from schema_search.describe.descriptions import apply_descriptions, read_descriptions
 from schema_search.settings import Settings
-from schema_search.tables.catalog import Catalog, Description
+from schema_search.tables.catalog import Catalog, Description, Table
 from schema_search.tables.diagnose import SHARE_LIMIT, diagnose, widespread_words
 
 from .benchmarks import POOLED, Database, catalog_of, load_benchmark, load_databases, pooled
-from .configs import DEFAULT, MERGED
-
-NO_NOVELTY = "default-no-novelty"
+from .configs import DEFAULT, MERGED, NO_NOVELTY
 from .describe_benchmarks import BENCHMARKS, DESCRIPTIONS
 from .runner import run_eval
 
@@ -60,14 +58,13 @@ def described(databases: Sequence[Database], descriptions: dict) -> tuple[Databa
     return tuple(out)
 
 
+def _uncommented(table: Table) -> Table:
+    return replace(table, comment=None, columns=tuple(replace(c, comment=None) for c in table.columns))
+
+
 def without_comments(databases: Sequence[Database]) -> tuple[Database, ...]:
     """The databases with the benchmark's own table and column descriptions taken out."""
-    return tuple(
-        replace(d, tables=tuple(
-            replace(t, comment=None, columns=tuple(replace(c, comment=None) for c in t.columns)) for t in d.tables
-        ))
-        for d in databases
-    )
+    return tuple(replace(d, tables=tuple(map(_uncommented, d.tables))) for d in databases)
 
 
 def comments_as_descriptions(databases: Sequence[Database]) -> tuple[Database, ...]:
@@ -77,16 +74,22 @@ def comments_as_descriptions(databases: Sequence[Database]) -> tuple[Database, .
     that carries information. Moved into the descriptions channel (and out of the
     comments), they show what that channel does with descriptions worth reading.
     """
-    out = []
-    for d in databases:
-        tables = []
-        for t in d.tables:
-            texts = ([t.comment] if t.comment else []) + [f"{c.name}: {c.comment}" for c in t.columns if c.comment]
-            bare = replace(t, comment=None, columns=tuple(replace(c, comment=None) for c in t.columns))
-            description = Description(" ".join(texts), "bird-annotators", "benchmark", "", bare.content_hash()) if texts else None
-            tables.append(replace(bare, description=description))
-        out.append(replace(d, tables=tuple(tables)))
-    return tuple(out)
+    return tuple(replace(d, tables=tuple(map(_comments_as_description, d.tables))) for d in databases)
+
+
+def _comments_as_description(table: Table) -> Table:
+    texts = ([table.comment] if table.comment else []) + [f"{c.name}: {c.comment}" for c in table.columns if c.comment]
+    bare = _uncommented(table)
+    if not texts:
+        return bare
+    description = Description(
+        text=" ".join(texts),
+        model="bird-annotators",
+        prompt_version="benchmark",
+        generated_at="",
+        content_hash=bare.content_hash(),
+    )
+    return replace(bare, description=description)
 
 
 def own_text_experiment(limit: int | None = None, root: Path = BENCHMARKS, settings: Settings | None = None) -> dict:
@@ -95,19 +98,21 @@ def own_text_experiment(limit: int | None = None, root: Path = BENCHMARKS, setti
     benchmark = load_benchmark(root / dev, limit)
     distractors = tuple(db for folder in distractor_folders for db in load_databases(root / folder))
     settings = settings or Settings()
+    # name -> (benchmark, distractors, whether the text is in the descriptions field)
     variants = {
-        "as comments (text channel), shipped": (benchmark, distractors),
-        "left out": (replace(benchmark, databases=without_comments(benchmark.databases)), without_comments(distractors)),
+        "as comments (text channel), shipped": (benchmark, distractors, False),
+        "left out": (replace(benchmark, databases=without_comments(benchmark.databases)), without_comments(distractors), False),
         "as descriptions (descriptions channel)": (
             replace(benchmark, databases=comments_as_descriptions(benchmark.databases)),
             comments_as_descriptions(distractors),
+            True,
         ),
     }
     rows = {}
-    for name, (bench, extra) in variants.items():
-        run = run_eval(bench, POOLED, extra, [DEFAULT, NO_NOVELTY] if "descriptions" in name else [DEFAULT], KS, settings)
+    for name, (bench, extra, in_descriptions) in variants.items():
+        run = run_eval(bench, POOLED, extra, [DEFAULT, NO_NOVELTY] if in_descriptions else [DEFAULT], KS, settings)
         rows[name] = run.result(DEFAULT).recall
-        if "descriptions" in name:
+        if in_descriptions:
             rows[name + ", weighed by coverage only"] = run.result(NO_NOVELTY).recall
     return {
         "benchmark": "bird",
@@ -135,7 +140,7 @@ def experiment(
     settings = settings or Settings()
     plain = run_eval(benchmark, POOLED, distractors, [DEFAULT, MERGED], KS, settings)
     rich = run_eval(enriched, POOLED, enriched_distractors, [DEFAULT, MERGED, NO_NOVELTY], KS, settings)
-    # The default fusion embeds descriptions too; without the dense channel the fields alone show.
+    # The BM25 channels alone: the fields' effect without the dense channel's.
     lexical = settings.model_copy(update={"dense": False})
     plain_lexical = run_eval(benchmark, POOLED, distractors, [DEFAULT], KS, lexical)
     rich_lexical = run_eval(enriched, POOLED, enriched_distractors, [DEFAULT], KS, lexical)

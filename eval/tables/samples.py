@@ -47,8 +47,11 @@ ABLATIONS = {
     "default": {},
     "no entity completion": {"complete_entities": False},
     "no join completion": {"complete_joins": False},
-    "no value hints": {"weights": "no-values"},
+    # The shipped ranking over the live database indexed with SCHEMA_SEARCH_VALUE_HINTS=false
+    # (the DDL sets have no values either way).
+    "no value hints": {},
 }
+NO_VALUES = "no value hints"
 
 
 def cases(name: str) -> list[dict]:
@@ -82,10 +85,7 @@ def off_topic_share(workspace: Workspace, catalog: str, config: SearchConfig, qu
 
 
 def configured(workspace: Workspace, change: dict) -> SearchConfig:
-    shipped = workspace.search_config()
-    if change.get("weights") == "no-values":
-        change = {"weights": {c: w for c, w in shipped.weights.items() if c != "values"}}
-    return replace(shipped, **change)
+    return replace(workspace.search_config(), **change)
 
 
 @contextmanager
@@ -146,11 +146,14 @@ def run(pg_url: str | None = PG_URL, settings: Settings | None = None) -> dict:
             try:
                 with crm_database(pg_url) as url:
                     workspace.index_source(url, catalog="crm_live")
+                    unsampled = Workspace(workspace.settings.model_copy(update={"value_hints": False}))
+                    unsampled.index_source(url, catalog="crm_live_no_values")
                     values = cases("crm_value_cases.jsonl")
                     for name, change in ABLATIONS.items():
                         config = configured(workspace, change)
+                        live = "crm_live_no_values" if name == NO_VALUES else "crm_live"
                         rows[name][f"crm values, live PostgreSQL ({len(values)})"] = recall(
-                            workspace, "crm_live", config, values
+                            workspace, live, config, values
                         )
                         rows[name][f"crm values, DDL only ({len(values)})"] = recall(workspace, "crm", config, values)
             except Exception as error:  # noqa: BLE001 - any failure to reach the server is reported, not fatal

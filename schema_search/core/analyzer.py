@@ -80,15 +80,18 @@ def words(text: str) -> list[str]:
     >>> words("使用BackgroundTasks发送邮件")
     ['使用', 'background', 'tasks', '发送', '送邮', '邮件']
     """
+    return [word for _, parts in tokens(text) for word in parts]
+
+
+def tokens(text: str) -> list[tuple[str, list[str]]]:
+    """Each whitespace-separated token of ``text`` as written, with the words it gives.
+
+    >>> tokens("List list_price, US 后台")
+    [('List', ['list']), ('list_price,', ['list', 'price']), ('US', ['us']), ('后台', ['后台'])]
+    """
     if _CJK_RUN.search(text):
         text = _CJK_RUN.sub(lambda run: f" {run.group()} ", text)
-    out: list[str] = []
-    for token in text.split():
-        if _CJK_RUN.fullmatch(token):
-            out.extend(bigrams(token))
-        else:
-            out.extend(split_identifier(token))
-    return out
+    return [(token, bigrams(token) if _CJK_RUN.fullmatch(token) else split_identifier(token)) for token in text.split()]
 
 
 def bigrams(run: str) -> list[str]:

@@ -15,7 +15,7 @@ from .embedders import Embedder, family
 from .floor import Relevance
 from .index import FieldRanker, open_index
 from .novelty import novelty
-from .question import content_words
+from .question import content_words, question_terms
 from .store import Generation
 
 # A channel ranker: (question, how many) -> item ids, best first, matches only.
@@ -94,7 +94,7 @@ class Channels:
         """For each of ``channels``: the share of the question only it matches (``novelty.novelty``)."""
         if self.fields is None or not channels:
             return {}
-        terms = list(dict.fromkeys(_ANALYZER.analyze(" ".join(content_words(question)))))
+        terms = question_terms(question)
         keyword = [name for name in self.rankers if name != "dense"]
         frequencies = self.fields.frequencies(keyword, terms)
         return {channel: novelty(frequencies, channel, self.fields.documents) for channel in channels if channel in frequencies}

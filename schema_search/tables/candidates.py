@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from ..core import analyzer
 from ..core.analyzer import identifier_text
-from ..core.question import content_words
+from ..core.question import question_terms
 from ..core.ranking import Ranked
 from ..errors import TableNotFound
 from .catalog import Catalog, ForeignKey, Table, source_id
@@ -16,14 +16,15 @@ from .models import ColumnInfo, DescriptionInfo, JoinInfo, TableCandidate, Table
 from .render import create_table_sql
 
 _ANALYZER = analyzer.build_analyzer()
-# A question names few values; past this many in one column it names a word they all share.
+# A question names few values: past this many matches in one column it named a word they
+# share (a city, a status), and the first ones are enough to show how they are spelled.
 MAX_MATCHED_VALUES = 10
 
 
 def candidates(catalog: Catalog, ranked: list[Ranked], question: str) -> list[TableCandidate]:
     """Expand each ranked table into a candidate, with joins among the candidates."""
     chosen = {r.id for r in ranked}
-    terms = _ANALYZER.analyze(" ".join(content_words(question)))
+    terms = question_terms(question)
     return [_candidate(catalog, catalog.table(r.id), r, chosen, terms) for r in ranked]
 
 

@@ -49,8 +49,10 @@ class Column:
     """One column as the source declares it.
 
     ``values``: a sample of the distinct values it holds (live databases only, short
-    text columns only, never secrets or personal data), indexed so a question that
-    names a value finds the column. Stored with the catalog; never logged or shown whole.
+    text columns only; never what looks like a secret, an identity number, an address
+    or, unless the operator opts in, contact data), indexed so a question that names a
+    value finds the column. Stored with the catalog; never logged or shown whole, so
+    not in ``repr`` either (a traceback or a ``%r`` in a log would print it).
     """
 
     name: str
@@ -58,7 +60,7 @@ class Column:
     nullable: bool = True
     comment: str | None = None
     default: str | None = None
-    values: tuple[str, ...] = ()
+    values: tuple[str, ...] = field(default=(), repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         data = {

@@ -71,7 +71,11 @@ class TableCandidate(BaseModel):
     )
     pinned: bool = Field(False, description="The question names this table (or a rare column of it) verbatim.")
     added_for_join: bool = Field(
-        False, description="Not matched itself: added because it joins two other candidates."
+        False,
+        description=(
+            "Added by the join stages: a bridge two other candidates need to be joined (no channel ranks), "
+            "or a table the leading candidates reference that the question also asks about (ranked further down)."
+        ),
     )
     comment: str | None = None
     description: DescriptionInfo | None = Field(None, description="Generated description, kept apart from `comment`.")

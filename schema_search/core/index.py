@@ -53,7 +53,6 @@ class FieldRanker:
     def __init__(self, index: tantivy.Index) -> None:
         self._index = index
         self._searcher = index.searcher()
-        self._known: dict[str, bool] = {}
 
     def rank(self, field: str, words: list[str], limit: int) -> list[tuple[str, float]]:
         """``(id, BM25 score)`` of documents matching any of ``words`` in ``field``, best first.
@@ -70,35 +69,14 @@ class FieldRanker:
 
     @property
     def documents(self) -> int:
+        """Items in the index: the N of BM25's IDF."""
         return self._searcher.num_docs
 
     def frequencies(self, fields: Sequence[str], terms: Sequence[str]) -> dict[str, list[int]]:
         """Document frequency of each analysed term in each of ``fields``."""
-        return {
-            field: [self._searcher.doc_freq(field, term) if self.has_field(field) else 0 for term in terms]
-            for field in fields
-        }
-
-    def has_field(self, field: str) -> bool:
-        """Whether the index has ``field``: a generation written before a field was added lacks it.
-
-        >>> ranker = FieldRanker(build([{"id": "a", "names": "x"}], ["names"]))
-        >>> ranker.has_field("names"), ranker.has_field("values"), ranker.rank("values", ["x"], 5)
-        (True, False, [])
-        """
-        known = self._known.get(field)
-        if known is None:
-            try:
-                self._index.parse_query("x", [field])
-                known = True
-            except ValueError:
-                known = False
-            self._known[field] = known
-        return known
+        return {field: [self._searcher.doc_freq(field, term) for term in terms] for field in fields}
 
     def _search(self, query_text: str, field: str, limit: int) -> list[tuple[str, float]]:
-        if not self.has_field(field):
-            return []  # nothing was indexed in it, so nothing matches
         query = self._index.parse_query(query_text, [field])
         hits = self._searcher.search(query, limit).hits
         return [(self._searcher.doc(address)[ID][0], score) for score, address in hits]

@@ -95,20 +95,6 @@ def _fixed(table: Table) -> _Fixed:
     )
 
 
-def matched_values(table: Table, terms: list[str]) -> list[ValueMatch]:
-    """The sampled values of ``table`` that the question (its analysed ``terms``) names, per column.
-
-    A value is named when the question holds every word of it (``New York`` needs both),
-    or its words written as one (``xmagnet`` names ``X-Magnet``).
-
-    >>> from .catalog import Column
-    >>> t = Table("crm", "accounts", columns=(Column("name", values=("X-Magnet", "New York", "Acme")),))
-    >>> [m.model_dump() for m in matched_values(t, ["contact", "xmagnet", "new"])]
-    [{'column': 'name', 'values': ['X-Magnet']}]
-    """
-    return _matched(_fixed(table).values, set(terms))
-
-
 def _values_by_term(table: Table) -> dict[str, tuple[_Value, ...]]:
     """Each sampled value under each of its terms, so a question looks up only its own words."""
     by_term: dict[str, list[_Value]] = {}
@@ -124,6 +110,16 @@ def _values_by_term(table: Table) -> dict[str, tuple[_Value, ...]]:
 
 
 def _matched(values: dict[str, tuple[_Value, ...]], wanted: set[str]) -> list[ValueMatch]:
+    """The sampled values (``_values_by_term``) the question's analysed terms name, per column.
+
+    A value is named when the question holds every word of it (``New York`` needs both),
+    or its words written as one (``xmagnet`` names ``X-Magnet``).
+
+    >>> from .catalog import Column
+    >>> t = Table("crm", "accounts", columns=(Column("name", values=("X-Magnet", "New York", "Acme")),))
+    >>> [m.model_dump() for m in _matched(_values_by_term(t), {"contact", "xmagnet", "new"})]
+    [{'column': 'name', 'values': ['X-Magnet']}]
+    """
     if not values:
         return []
     named = {

@@ -125,6 +125,9 @@ class CatalogSearcher:
         self.graph = expand.adjacency(edges)
         self.references = expand.references(edges)
         self.identifiers = identifier_map(catalog)
+        # A field no table has text in matches nothing, and its novelty is 0 for every
+        # question: not worth the term look-ups on each search (most catalogs are undescribed).
+        self._novelty_weighted = [c for c in NOVELTY_WEIGHTED if self.coverage.get(c, 0.0) > 0]
 
     @classmethod
     def open(cls, generation: Generation, embedder: Embedder | None = None) -> CatalogSearcher:
@@ -173,5 +176,5 @@ class CatalogSearcher:
             references=self.references,
             pins=pin.pinned(question, self.identifiers),
             relevance=self._relevance(question, rankings),
-            scales=self.channels.novelty(question, NOVELTY_WEIGHTED) if config.weigh_novelty else None,
+            scales=self.channels.novelty(question, self._novelty_weighted) if config.weigh_novelty else None,
         )

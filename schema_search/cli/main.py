@@ -12,7 +12,7 @@ from typing import Sequence
 
 from ..errors import InvalidInput, SchemaSearchError
 from ..settings import Settings
-from . import agent, csr, describe, docs, eval, structured, tables
+from . import agent, csr, describe, docs, eval, mcp, structured, tables
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -72,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
 
     describe.add_commands(commands)
+    mcp.add_commands(commands)
     agent.add_commands(commands)
     csr.add_commands(commands)
     eval.add_commands(commands)

@@ -9,7 +9,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from schema_search.cli.agent import mcp_server
+from schema_search.cli.mcp import mcp_server
 from schema_search.http.readiness import Readiness
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace

@@ -272,6 +272,14 @@ class Settings(BaseSettings):
             "environment variables (OPENAI_API_KEY, ...)."
         ),
     )
+    ask_model: str = Field(
+        "local/smollm2",
+        description=(
+            "litellm model `schema-search ask` uses when `--model` is not given: `local/smollm2` (embedded, "
+            "no key) or a provider's model (`openai/gpt-4o-mini`, ...), whose key comes from the provider's "
+            "own environment variable."
+        ),
+    )
     describe_api_base: str | None = Field(
         None, description="Server URL for describe's model: an OpenAI-compatible server or Ollama."
     )

@@ -2,16 +2,37 @@
 
 Adapters map them to their medium: the HTTP app to ``application/problem+json`` with
 ``status``, the CLI to a message on stderr and exit code 2, MCP to a tool error.
+
+Each class has a ``code``: the kind of error, snake_case and stable, for a client to
+branch on (the HTTP status alone does not tell "no such catalog" from "no such
+table"); a class that sets none gets its name's. The title of its problem is the
+status's phrase, as RFC 9457 asks of a problem whose ``type`` is ``about:blank``.
 """
 
 from __future__ import annotations
 
+import re
+from http import HTTPStatus
+
+# RFC 9110's names where Python before 3.13 still has RFC 7231's ("Request Entity Too
+# Large", "Unprocessable Entity"): the same title whatever Python runs the server.
+RENAMED = {413: "Content Too Large", 422: "Unprocessable Content"}
+
+
+def status_phrase(status: int) -> str:
+    """The reason phrase of an HTTP status, as RFC 9110 names it.
+
+    >>> status_phrase(404), status_phrase(422)
+    ('Not Found', 'Unprocessable Content')
+    """
+    return RENAMED.get(status) or HTTPStatus(status).phrase
+
 
 class SchemaSearchError(Exception):
-    """Base class. ``status`` is the HTTP status an adapter should use."""
+    """Base class. ``status`` is the HTTP status an adapter should use; ``code`` says which error it is."""
 
     status = 400
-    title = "Bad request"
+    code = "bad_request"
 
     def __init__(self, detail: str, *, hint: str | None = None) -> None:
         super().__init__(detail)
@@ -21,53 +42,82 @@ class SchemaSearchError(Exception):
     def __str__(self) -> str:
         return f"{self.detail} {self.hint}" if self.hint else self.detail
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" not in cls.__dict__:
+            # A class that names no code gets its own name's (QueryRefused: query_refused)
+            # rather than its parent's, which would say less.
+            cls.code = re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+
+    @property
+    def title(self) -> str:
+        """The status's phrase (``Not Found``): the kind of error is ``code``.
+
+        >>> CatalogNotFound("No catalog named 'x'.").title, CatalogNotFound.code
+        ('Not Found', 'catalog_not_found')
+        """
+        return status_phrase(self.status)
+
 
 class InvalidInput(SchemaSearchError):
     """A request value is out of range or malformed (empty question, bad k, bad name)."""
 
     status = 422
-    title = "Invalid input"
+    code = "invalid_input"
 
 
 class SourceError(SchemaSearchError):
     """A source could not be read: wrong URL, missing file, malformed DDL, no readable documents."""
 
     status = 400
-    title = "Source could not be read"
+    code = "source_unreadable"
 
 
 class CatalogNotFound(SchemaSearchError):
     status = 404
-    title = "Catalog not found"
+    code = "catalog_not_found"
 
 
 class TableNotFound(SchemaSearchError):
     status = 404
-    title = "Table not found"
+    code = "table_not_found"
+
+
+class TableAmbiguous(TableNotFound):
+    """A bare table name that several schemas of the catalog hold; the hint lists them.
+
+    409, not 404 (the table exists, several times) nor 400 (the request is well formed, and
+    was answerable before a second schema added the name): it conflicts with what the
+    catalog holds now, and a qualified name (``schema.table``) resolves it. A subclass of
+    TableNotFound, so code that catches that for "no one table by this name" still does.
+    """
+
+    status = 409
+    code = "table_ambiguous"
 
 
 class CorpusNotFound(SchemaSearchError):
     status = 404
-    title = "Corpus not found"
+    code = "corpus_not_found"
 
 
 class DocumentNotFound(SchemaSearchError):
     """No chunk or document with that source ID in the corpus."""
 
     status = 404
-    title = "Document not found"
+    code = "document_not_found"
 
 
 class PayloadTooLarge(SchemaSearchError):
     status = 413
-    title = "Request too large"
+    code = "payload_too_large"
 
 
 class UnsupportedMediaType(SchemaSearchError):
     """An upload whose Content-Type is not one the route reads (a multipart envelope sent as DDL)."""
 
     status = 415
-    title = "Unsupported media type"
+    code = "unsupported_media_type"
 
 
 class TooManyRequests(SchemaSearchError):
@@ -77,7 +127,7 @@ class TooManyRequests(SchemaSearchError):
     """
 
     status = 429
-    title = "Too many requests"
+    code = "too_many_requests"
 
     def __init__(self, detail: str, *, hint: str | None = None, retry_after_s: int = 1) -> None:
         super().__init__(detail, hint=hint)
@@ -86,35 +136,35 @@ class TooManyRequests(SchemaSearchError):
 
 class Forbidden(SchemaSearchError):
     status = 403
-    title = "Forbidden"
+    code = "forbidden"
 
 
 class Busy(SchemaSearchError):
     """Another process is re-indexing the same catalog or corpus right now."""
 
     status = 409
-    title = "Being indexed"
+    code = "being_indexed"
 
 
 class IndexUnreadable(SchemaSearchError):
     """A stored generation cannot be opened (damaged, or from another release): re-index it."""
 
     status = 409
-    title = "Index must be rebuilt"
+    code = "index_unreadable"
 
 
 class ModelUnavailable(SchemaSearchError):
     """The embedding model cannot be loaded or prepared on this machine."""
 
     status = 503
-    title = "Embedding model unavailable"
+    code = "model_unavailable"
 
 
 class NotStructured(SchemaSearchError):
     """A corpus whose documents share no machine-readable header has nothing to count or filter on."""
 
     status = 409
-    title = "No structured index"
+    code = "not_structured"
 
 
 def first_line(error: BaseException) -> str:

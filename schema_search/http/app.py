@@ -10,7 +10,7 @@ then the body limit (413, and 422 for JSON no parser should see).
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from typing import Any
+from http import HTTPStatus
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -21,19 +21,18 @@ from starlette.routing import Match
 from starlette.types import Scope
 
 from .. import __version__
-from ..errors import SchemaSearchError
+from ..errors import InvalidInput, SchemaSearchError
 from ..settings import Settings
 from ..workspace import Workspace
-from . import catalogs, corpora, openapi
+from . import api_docs, catalogs, corpora, openapi, probes
 from .body_limit import BodyLimit, Limit
 from .concurrency import ConcurrencyLimit
-from .deps import WorkspaceDep
 from .isolated import Isolated
-from .problems import PROBLEM, from_error, problem, problem_responses
+from .problems import PROBLEM, from_error, problem
 from .readiness import Readiness
 
 __all__ = ["PROBLEM", "create_app", "problem", "serve_app"]
-PROBES = frozenset({"/healthz", "/readyz"})
+PROBES = probes.PATHS
 # The routes that take uploads (DDL, document archives) rather than JSON.
 UPLOADS = (catalogs.create_catalog, corpora.create_corpus)
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
@@ -41,6 +40,8 @@ HTTP_HINTS = {
     400: "The body could not be read as its Content-Type says; see /docs for the request shape.",
     404: "See /docs for the available endpoints.",
 }
+# The codes of Starlette's own errors, where the status's phrase in snake_case would not say it.
+HTTP_CODES = {404: "no_such_route"}
 
 
 def create_app(settings: Settings | None = None, workspace: Workspace | None = None, warm: bool = False) -> FastAPI:
@@ -64,32 +65,14 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
         version=__version__,
         description="Find the few tables (with columns and join keys), or the cited passages of documents, that answer a question.",
         lifespan=lifespan,
+        docs_url=None,  # served by api_docs, from the package rather than a CDN
+        redoc_url=None,
     )
     app.state.workspace = workspace
     app.state.isolated = Isolated()
     _add_error_handlers(app)
-
-    # async: the probes run on the event loop and never wait for a thread-pool thread
-    # that uploads may all be holding.
-    @app.get("/healthz", tags=["meta"])
-    async def healthz(ws: WorkspaceDep) -> dict[str, Any]:
-        return {
-            "status": "ok",
-            "version": __version__,
-            "catalogs": len(ws.store.names()),
-            "corpora": len(ws.corpus_store.names()),
-        }
-
-    @app.get("/readyz", tags=["meta"], responses=problem_responses(503))
-    async def readyz() -> JSONResponse:
-        """Ready when this worker has its model loaded and every catalog and corpus open."""
-        report = readiness.report()
-        if report["status"] == "loading":
-            # Seen by an app embedded elsewhere; `serve` answers nothing before it is warm.
-            return problem(503, "Not ready", "This worker is still loading its model and indexes.", "Retry in a second.")
-        # "degraded": some collection failed to open; the others answer, so the worker serves.
-        return JSONResponse(report)
-
+    api_docs.install(app)
+    app.include_router(probes.router(readiness))
     app.include_router(catalogs.router)
     app.include_router(corpora.router)
     s = workspace.settings
@@ -129,7 +112,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         for e in error.errors():
             where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
             parts.append(f"{where}: {e.get('msg')}" if where else str(e.get("msg")))
-        return problem(422, "Invalid input", "; ".join(parts), "See the OpenAPI docs at /docs for the request shape.")
+        return problem(422, InvalidInput.code, "; ".join(parts), "See the OpenAPI docs at /docs for the request shape.")
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
@@ -141,11 +124,13 @@ def _add_error_handlers(app: FastAPI) -> None:
             allowed = _allowed_methods(request.app, request.scope)
             headers["Allow"] = ", ".join(allowed)
             hint = f"{request.url.path} takes {', '.join(allowed)}; see /docs."
-        return problem(error.status_code, str(error.detail), str(error.detail), hint, headers)
+        status = error.status_code
+        code = HTTP_CODES.get(status) or HTTPStatus(status).phrase.lower().replace(" ", "_").replace("-", "_")
+        return problem(status, code, str(error.detail), hint, headers)
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, error: Exception) -> JSONResponse:
-        return problem(500, "Internal error", f"{type(error).__name__}: {error}", "This is a bug; please report it.")
+        return problem(500, "internal_error", f"{type(error).__name__}: {error}", "This is a bug; please report it.")
 
 
 def _allowed_methods(app: FastAPI, scope: Scope) -> list[str]:

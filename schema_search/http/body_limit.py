@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, PayloadTooLarge
 from .json_body import check_json_body
 from .problems import from_error, problem
 
@@ -71,7 +71,7 @@ class BodyLimit:
 def _too_large(limit: Limit, said: str):
     return problem(
         413,
-        "Request too large",
+        PayloadTooLarge.code,
         f"{said}; the limit is {limit.bytes:,} ({limit.variable}).",
         hint=f"Send a smaller {limit.what}, or ask the operator to raise {limit.variable}.",
     )

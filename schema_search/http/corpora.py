@@ -1,4 +1,4 @@
-"""``/v1/corpora``: list, show, search, show a chunk or document, index uploaded documents."""
+"""``/v1/corpora``: list, show, search, show a chunk or document, index uploaded documents, delete."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
@@ -19,6 +19,7 @@ from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
 from .deps import AdminKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
 from .problems import problem_responses
+from .sniff import is_form
 
 router = APIRouter(prefix="/v1/corpora", tags=["corpora"])
 MULTIPART = "multipart/form-data"
@@ -27,12 +28,12 @@ MULTIPART = "multipart/form-data"
 TIME_LIMIT_S = 1800.0
 
 
-@router.get("")
+@router.get("", responses=problem_responses(409, 503))
 def list_corpora(ws: WorkspaceDep) -> list[CorpusInfo]:
     return ws.corpora()
 
 
-@router.get("/{name}", responses=problem_responses(404, 409, 422))
+@router.get("/{name}", responses=problem_responses(404, 409, 422, 503))
 def get_corpus(name: Name, ws: WorkspaceDep) -> CorpusInfo:
     return ws.corpus_info(name)
 
@@ -45,19 +46,19 @@ async def search(name: Name, request: DocsSearchRequest, ws: WorkspaceDep) -> Do
     return ws.search_docs(name, request.question, request.k)
 
 
-@router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422))
+@router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422, 503))
 def get_fields(name: Name, ws: WorkspaceDep) -> FieldsResponse:
     """The corpus's queryable tables and columns, with header-field coverage and the fields left out."""
     return ws.corpus_fields(name)
 
 
-@router.post("/{name}/query", tags=["structured"], responses=problem_responses(400, 404, 409, 413, 422))
+@router.post("/{name}/query", tags=["structured"], responses=problem_responses(400, 404, 409, 413, 422, 503))
 def query(name: Name, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
     """Count, filter, group: one read-only SELECT (`sql`) or the JSON form (`query`), run in a locked-down DuckDB."""
     return ws.query_corpus(name, request)
 
 
-@router.get("/{name}/documents/{source_id}", responses=problem_responses(404, 409, 422))
+@router.get("/{name}/documents/{source_id}", responses=problem_responses(404, 409, 422, 503))
 def get_document(name: Name, source_id: str, ws: WorkspaceDep) -> SourceDetail:
     """A chunk, or a whole document, by source ID (``S3fa21c``)."""
     return ws.source(name, source_id)
@@ -109,6 +110,11 @@ async def create_corpus(
             "or multipart/form-data with the documents in `files`.",
         )
     body = await read_body(request, ws.settings.max_upload_bytes, "documents")
+    if media_type != MULTIPART and is_form(body):
+        raise UnsupportedMediaType(
+            f"The body is a multipart/form-data envelope, sent as {media_type}.",
+            hint="Send it as multipart/form-data with its boundary (curl -F files=@a.md sets both), or send the archive itself.",
+        )
     check_admin(ws.settings, admin_key, required=False)
     files = await _form_files(request, body, ws.settings.max_upload_files) if media_type == MULTIPART else None
     # Unpacking and indexing are CPU-bound: in the thread pool, off the event loop; a large
@@ -117,6 +123,18 @@ async def create_corpus(
     return await run_in_threadpool(
         isolated.run, len(body), _index_upload, *args, what="the documents", time_limit_s=TIME_LIMIT_S
     )
+
+
+@router.delete("/{name}", status_code=204, response_class=Response, responses=problem_responses(403, 404, 409, 422))
+async def delete_corpus(name: Name, ws: WorkspaceDep, admin_key: AdminKey = None) -> Response:
+    """Delete the corpus, every generation of it; searches of it answer 404 from then on.
+
+    Needs the admin key where the server sets one, like every write (see ``DELETE
+    /v1/catalogs/{name}``). 409 while another process indexes it.
+    """
+    check_admin(ws.settings, admin_key, required=False, what="Deleting a corpus")
+    await run_in_threadpool(ws.delete_corpus, name)
+    return Response(status_code=204)
 
 
 def _index_upload(

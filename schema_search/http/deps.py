@@ -70,11 +70,16 @@ def content_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
 
 
-def check_admin(settings: Settings, presented: str | None, *, required: bool) -> None:
+def check_admin(settings: Settings, presented: str | None, *, required: bool, what: str = "Indexing") -> None:
+    """Refuse a write without the admin key, where the server sets one (or always, when ``required``).
+
+    Args:
+        what: the write, as the refusal names it ("Deleting a catalog").
+    """
     expected = settings.admin_key.get_secret_value() if settings.admin_key else None
     if expected is None:
         if required:
             raise Forbidden("No admin key is configured on this server.", hint="Set SCHEMA_SEARCH_ADMIN_KEY.")
         return
     if presented is None or not hmac.compare_digest(presented.encode(), expected.encode()):
-        raise Forbidden("Indexing needs the admin key.", hint="Send it in the X-Admin-Key header.")
+        raise Forbidden(f"{what} needs the admin key.", hint="Send it in the X-Admin-Key header.")

@@ -1,10 +1,11 @@
 """The OpenAPI document as the API behaves: every error is a :class:`~.problems.Problem` as problem+json.
 
-Routes declare the errors of their own (404, 409, ...). What the middlewares answer
-for every route is added here, so it cannot be forgotten on a new one: 429 from the
-concurrency limit (not on the probes), 413 and 422 wherever a request has a body. And
-FastAPI's own 422 schema (``HTTPValidationError``, a list of pydantic errors) is
-replaced: our 422 body is a problem too.
+Routes declare the errors of their own (404, 409, ...), and the writes the admin key
+(the ``AdminKey`` security scheme, required where this server sets a key). What the
+middlewares answer for every route is added here, so it cannot be forgotten on a new
+one: 429 from the concurrency limit (not on the probes), 413 and 422 wherever a
+request has a body. And FastAPI's own 422 schema (``HTTPValidationError``, a list of
+pydantic errors) is replaced: our 422 body is a problem too.
 
 The request models are shared with the CLI and MCP, and some of what they accept is
 a setting of this server (``max_k``) or a rule the workspace checks (a question that
@@ -36,7 +37,8 @@ def install(app: FastAPI, settings: Settings, unlimited_paths: frozenset[str]) -
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-            app.openapi_schema = document_rules(document_problems(schema, unlimited_paths), settings)
+            schema = document_problems(schema, unlimited_paths)
+            app.openapi_schema = document_security(document_rules(schema, settings), settings)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
@@ -80,6 +82,21 @@ def document_rules(schema: dict[str, Any], settings: Settings) -> dict[str, Any]
             {"properties": {"sql": {"type": "string"}}, "required": ["sql"]},
             {"properties": {"query": {"type": "object"}}, "required": ["query"]},
         ]
+    return schema
+
+
+def document_security(schema: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """Say whether the writes' admin key is required: only where this server sets one.
+
+    FastAPI marks every route that reads the header as needing it; a server without a
+    key takes writes without one (``[{}]``: no credentials is an alternative).
+    """
+    if settings.admin_key is not None:
+        return schema
+    for item in schema.get("paths", {}).values():
+        for operation in _operations(item):
+            if operation.get("security") and {} not in operation["security"]:
+                operation["security"] = [{}, *operation["security"]]
     return schema
 
 

@@ -9,7 +9,7 @@ from ..core import analyzer
 from ..core.analyzer import identifier_text
 from ..core.question import question_terms
 from ..core.ranking import Ranked
-from ..errors import TableNotFound
+from ..errors import TableAmbiguous, TableNotFound
 from .catalog import Catalog, ForeignKey, Table, source_id
 from .documents import table_document
 from .models import ColumnInfo, DescriptionInfo, JoinInfo, TableCandidate, TableDetail, ValueMatch
@@ -195,7 +195,7 @@ def find_table(catalog: Catalog, wanted: str) -> Table:
         return matches[0]
     if matches:
         options = ", ".join(t.id for t in matches[:10])
-        raise TableNotFound(f"{wanted!r} is ambiguous in catalog {catalog.name!r}.", hint=f"Use one of: {options}.")
+        raise TableAmbiguous(f"{wanted!r} is ambiguous in catalog {catalog.name!r}.", hint=f"Use one of: {options}.")
     raise TableNotFound(
         f"No table {wanted!r} in catalog {catalog.name!r}.",
         hint="Give a table id as `schema.table` (see search results) or a source ID like T3fa21c.",

@@ -43,7 +43,7 @@ def test_catalogs_table_and_health(client):
     assert client.get("/v1/catalogs/tiny").json()["tables"] == 5
     table = client.get("/v1/catalogs/tiny/tables/crm.contacts").json()
     assert table["referenced_by"][0]["from_table"] == "crm.contact_list_members"
-    assert client.get("/healthz").json()["status"] == "ok"
+    assert client.get("/healthz").json()["status"] == "alive"
     assert client.get("/openapi.json").status_code == 200
 
 

@@ -104,6 +104,9 @@ class _Draft:
     foreign_keys: list[_PendingKey] = field(default_factory=list)
     comment: str | None = None
     definition: str | None = None
+    # A view's parsed statement and the search path it was read under: its column
+    # types are looked up once every table is known (see _Reader.type_views).
+    view: tuple[exp.Create, tuple[str, ...], str] | None = None
 
 
 @dataclass
@@ -186,6 +189,7 @@ class _Reader:
         draft = _Draft(schema=node.db or session.schema, name=node.name, kind="table")
         if tree.kind == "VIEW":
             draft.kind, draft.definition = "view", statement.text
+            draft.view = (tree, session.search_path, session.script.dialect)
             _add_named_columns(draft, ddl_nodes.output_names(tree))
         else:
             self._fill_table(draft, tree, session)
@@ -263,7 +267,35 @@ class _Reader:
     def _find(self, node: exp.Table, session: _Session) -> _Draft | None:
         return next((self.drafts[c] for c in session.candidates(node) if c in self.drafts), None)
 
+    def type_views(self) -> None:
+        """Give view columns the types of the table columns they are taken from.
+
+        In creation order, so a view over an earlier view sees its types. What cannot
+        be traced to a typed column (an expression, a subquery) stays untyped: unknown.
+        """
+        for draft in self.drafts.values():
+            if draft.view is None:
+                continue
+            tree, path, dialect = draft.view
+
+            def columns_of(node: exp.Table, path: tuple[str, ...] = path) -> dict[str, Column] | None:
+                ids = (table_id(node.db, node.name),) if node.db else tuple(table_id(s, node.name) for s in path)
+                source = next((self.drafts[i] for i in ids if i in self.drafts), None)
+                return source.columns if source is not None and source is not draft else None
+
+            try:
+                found = ddl_nodes.view_columns(tree, columns_of, dialect)
+            except Exception:  # noqa: BLE001 - an odd tree costs the types, never the view
+                continue
+            columns: dict[str, Column] = {}
+            for column in found:  # a name twice (an engine refuses that view): the first one counts
+                columns.setdefault(column.name.lower(), replace(draft.columns.get(column.name.lower(), column), type=column.type))
+            for key, column in draft.columns.items():  # named by the DDL but not traced: kept as they were
+                columns.setdefault(key, column)
+            draft.columns = columns
+
     def tables(self) -> Iterator[Table]:
+        self.type_views()
         for draft in self.drafts.values():
             key = {name.lower() for name in draft.primary_key}
             yield Table(

@@ -56,11 +56,23 @@ class Workspace:
         self._searchers: dict[tuple[str, str], CatalogSearcher | CorpusSearcher] = {}
         self._collections: dict[tuple[str, str], tuple[str, Collection]] = {}
         self._lock = threading.Lock()
+        self._embedder_loaded = False
 
     def embedder(self) -> Embedder:
         """The embedding model, loaded on first use and shared by the process."""
         s = self.settings
-        return shared_embedder(s.embedding_backend, s.model_cache, s.embedding_threads)
+        embedder = shared_embedder(s.embedding_backend, s.model_cache, s.embedding_threads)
+        self._embedder_loaded = True
+        return embedder
+
+    def _loaded_embedder(self, progress: Progress | None) -> Embedder:
+        """The model, its first load shown as a phase of its own: it takes seconds, and
+        no other bar should seem to hang meanwhile."""
+        if progress is None or self._embedder_loaded:
+            return self.embedder()
+        for _ in progress([self.settings.embedding_backend], "loading the model"):
+            embedder = self.embedder()
+        return embedder
 
     # -- catalogs: writing ---------------------------------------------------------
 
@@ -126,7 +138,12 @@ class Workspace:
         return IndexResult(catalog=_catalog_info(generation, catalog), seconds=_since(started))
 
     def delete(self, catalog: str) -> None:
-        self.store.delete(catalog)
+        """Remove ``catalog`` and forget its open searcher, so a later search says it is not found.
+
+        Raises:
+            CatalogNotFound: there is no such catalog.
+        """
+        self._delete(self.store, catalog)
 
     # -- catalogs: reading ---------------------------------------------------------
 
@@ -196,6 +213,8 @@ class Workspace:
         """
         check_name(corpus, "corpus")
         started = time.perf_counter()
+        if self.settings.dense:
+            self._loaded_embedder(progress)  # chunk sizes are checked with its tokenizer
         chunking = self.chunking()
         read = read_corpus(Path(folder), corpus, chunking, url_template=url_template, progress=progress, origin=origin)
 
@@ -216,7 +235,12 @@ class Workspace:
         return CorpusIndexResult(corpus=_corpus_info(generation, read), seconds=_since(started))
 
     def delete_corpus(self, corpus: str) -> None:
-        self.corpus_store.delete(corpus)
+        """Remove ``corpus`` and forget its open searcher and structured index.
+
+        Raises:
+            CorpusNotFound: there is no such corpus.
+        """
+        self._delete(self.corpus_store, corpus)
 
     # -- corpora: reading ----------------------------------------------------------
 
@@ -355,6 +379,14 @@ class Workspace:
 
     # -- helpers -------------------------------------------------------------------
 
+    def _delete(self, store: Store, name: str) -> None:
+        store.delete(name)
+        # Another process may have deleted it too; either way nothing cached may outlive it.
+        key = (store.shelf.folder, name)
+        with self._lock:
+            self._searchers.pop(key, None)
+            self._collections.pop(key, None)
+
     def _is_open(self, store: Store, name: str) -> bool:
         with self._lock:
             cached = self._searchers.get((store.shelf.folder, name))
@@ -378,7 +410,7 @@ class Workspace:
     def _write_indexes(
         self, path: Path, store: Store, name: str, kind: ItemKind, items: Sequence, progress: Progress | None
     ) -> dict:
-        embedder = self.embedder() if self.settings.dense else None
+        embedder = self._loaded_embedder(progress) if self.settings.dense else None
         previous = _previous_vectors(store, name) if embedder else None
         return write_indexes(path, kind, items, embedder, previous, progress)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import InvalidInput
 from ..settings import Settings
 from ..workspace import Workspace
-from .output import print_table
+from .output import examples, print_table
 
 PIPELINES = ("single-shot", "agent")
 CITES = ("ids", "urls")
@@ -21,8 +21,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     csr = commands.add_parser(
         "csr",
         help="citation survival: run agents through the MCP server, then score which citations survive",
+        **examples(
+            "schema-search csr run questions.jsonl --corpus handbook --model local/smollm2 --out runs/h",
+            "schema-search csr score runs/h --report runs/h/report.html",
+        ),
     )
-    sub = csr.add_subparsers(dest="csr_command", metavar="COMMAND")
+    sub = csr.add_subparsers(dest="csr_command", metavar="COMMAND", help="one of:")
     csr.set_defaults(print_help=csr.print_help)
 
     run = sub.add_parser(
@@ -30,6 +34,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="answer each question single-shot and as an agent over MCP; write transcripts",
         description="Each question × pipeline × citation style × run becomes one JSONL transcript line, with every "
         "model call and every tool call's full result. A re-run into the same --out skips what is done.",
+        **examples(
+            "schema-search csr run questions.jsonl --corpus handbook --model local/smollm2 --out runs/h",
+            "schema-search csr run questions.jsonl --corpus handbook --model gpt-4o-mini --pipeline agent --runs 3",
+        ),
     )
     run.add_argument("questions", type=Path, metavar="QUESTIONS", help="JSONL of {id, question, gold_urls}")
     run.add_argument("--corpus", required=True, help="corpus to serve (schema-search mcp --corpus NAME)")
@@ -54,6 +62,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     score = sub.add_parser(
         "score",
         help="score transcripts: citation forms, traceability, support, CSR with bootstrap intervals",
+        **examples(
+            "schema-search csr score runs/h --report runs/h/report.html",
+            "schema-search csr score runs/h --judge nli --json runs/h/scores.json",
+        ),
     )
     score.add_argument("directory", type=Path, metavar="DIR", help="the --out folder of csr run")
     score.add_argument(
@@ -100,7 +112,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     new = run(questions, config, out, complete, progress=lambda line: print(line, file=sys.stderr))
     failed = sum(1 for c in new if c.error)
     print(f"{len(new)} new conversations ({failed} failed) in {out}/transcripts.jsonl")
-    print(f"next: schema-search csr score {out} --report {out}/report.html")
+    print(f"next: schema-search csr score {out} --report {out}/report.html", file=sys.stderr)
     return 0
 
 
@@ -116,10 +128,10 @@ def _score(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {args.json}")
+        print(f"wrote {args.json}", file=sys.stderr)
     if args.report:
         write_report(report, args.report)
-        print(f"wrote {args.report}")
+        print(f"wrote {args.report}", file=sys.stderr)
     return 0
 
 

@@ -8,6 +8,7 @@ from typing import Callable
 
 from ..settings import Settings
 from ..workspace import Workspace
+from .output import examples
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -20,8 +21,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
             "works, with its key in the provider's usual environment variable (e.g. OPENAI_API_KEY). "
             "DB comments are never overwritten; unchanged tables are skipped."
         ),
+        **examples(
+            "schema-search describe --catalog shop",
+            "schema-search describe --catalog crm --model openai/gpt-4o-mini --concurrency 8",
+            "schema-search describe --catalog crm --only all",
+        ),
     )
-    describe.add_argument("--catalog", required=True)
+    describe.add_argument("--catalog", required=True, help="catalog whose tables to describe")
     describe.add_argument(
         "--model",
         help="litellm model, e.g. local/smollm2 (default), openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
@@ -68,11 +74,12 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
     )
     if run.empty:
         print(
-            f"{len(run.empty)} tables got no usable answer (the model wrote only code), e.g. "
-            f"{', '.join(run.empty[:5])}; a larger model does better (--model)."
+            f"warning: {len(run.empty)} tables got no usable answer (the model wrote only code), e.g. "
+            f"{', '.join(run.empty[:5])}; a larger model does better (--model).",
+            file=sys.stderr,
         )
     for table, reason in list(run.failed.items())[:20]:
-        print(f"  failed: {table}: {reason}")
+        print(f"  failed: {table}: {reason}", file=sys.stderr)
     if described or run.reused:
         print(f"Re-indexed catalog {args.catalog!r}; see a description with `schema-search table TABLE --catalog {args.catalog}`.")
     if run.interrupted:

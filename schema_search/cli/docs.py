@@ -14,16 +14,25 @@ from ..docs.models import ChunkResult, DocsSearchResponse
 from ..settings import Settings
 from ..workspace import Workspace
 from . import docs_eval, structured
-from .output import print_json, print_table, print_warnings, progress
+from .output import confirm, examples, print_json, print_table, print_warnings, progress
 
 SNIPPET_CHARS = 300
-UNITS = {"reading": "file", "indexing": "chunk", "writing the index": "chunk", "embedding": "chunk"}
+UNITS = {"loading the model": "model", "reading": "file", "indexing": "chunk", "writing the index": "chunk",
+         "embedding": "chunk"}  # fmt: skip
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
-    docs = commands.add_parser("docs", help="index and search documents (Markdown, reStructuredText, HTML, text, PDF, DOCX)")
+    docs = commands.add_parser(
+        "docs",
+        help="index and search documents (Markdown, reStructuredText, HTML, text, PDF, DOCX)",
+        **examples(
+            "schema-search docs index sample_docs --corpus handbook",
+            'schema-search docs search "how do I rotate a key?" --corpus handbook',
+            "schema-search docs show S3fa21c --corpus handbook",
+        ),
+    )
     docs.set_defaults(print_help=docs.print_help)
-    group = docs.add_subparsers(dest="docs_command", metavar="COMMAND")
+    group = docs.add_subparsers(dest="docs_command", metavar="COMMAND", help="one of:")
 
     index = group.add_parser(
         "index",
@@ -34,8 +43,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
             "line) gives each file's URL and title; else a front-matter url, else --url-template, else the "
             "relative path. Re-running replaces the corpus atomically."
         ),
+        **examples(
+            "schema-search docs index sample_docs --corpus handbook",
+            "schema-search docs index site/docs --corpus site --url-template 'https://docs.example.com/{path}/'",
+        ),
     )
-    index.add_argument("folder", type=Path)
+    index.add_argument("folder", type=Path, help="folder of documents, read recursively")
     index.add_argument("--corpus", required=True, help="corpus name to create or replace")
     index.add_argument(
         "--url-template",
@@ -45,24 +58,48 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     index.add_argument("--json", action="store_true", help="print the result as JSON")
     index.set_defaults(run=_index)
 
-    search = group.add_parser("search", help="find the passages that answer a question, with citable source IDs")
-    search.add_argument("question")
-    search.add_argument("--corpus", required=True)
+    search = group.add_parser(
+        "search",
+        help="find the passages that answer a question, with citable source IDs",
+        **examples(
+            'schema-search docs search "how do I rotate a key?" --corpus handbook',
+            'schema-search docs search "retention policy" --corpus handbook -k 3 --json',
+        ),
+    )
+    search.add_argument("question", help="the question, in plain language (quote it)")
+    search.add_argument("--corpus", required=True, help="corpus to search")
     search.add_argument("-k", type=int, default=None, help="how many passages (default 10)")
     search.add_argument("--json", action="store_true", help="print the HTTP response body")
     search.set_defaults(run=_search)
 
-    show = group.add_parser("show", help="show a chunk, or a whole document, by source ID")
+    show = group.add_parser(
+        "show",
+        help="show a chunk, or a whole document, by source ID",
+        **examples("schema-search docs show S3fa21c --corpus handbook", "schema-search docs show D81c0e2 --corpus handbook --json"),
+    )
     show.add_argument("source_id", help="an ID like S3fa21c, from search results")
-    show.add_argument("--corpus", required=True)
-    show.add_argument("--json", action="store_true")
+    show.add_argument("--corpus", required=True, help="corpus the ID is from")
+    show.add_argument("--json", action="store_true", help="print the HTTP response body")
     show.set_defaults(run=_show)
+
+    delete = group.add_parser(
+        "delete",
+        help="delete a corpus and its index (asks first; --yes in scripts)",
+        description="Delete a corpus: its chunks, index, embeddings and structured index. Catalogs go with "
+        "`schema-search delete`.",
+        **examples("schema-search docs delete --corpus handbook", "schema-search docs delete --corpus handbook --yes"),
+    )
+    delete.add_argument("--corpus", required=True, help="corpus to delete")
+    delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
+    delete.set_defaults(run=_delete)
 
     structured.add_docs_commands(group)
     docs_eval.add_commands(group)
 
-    corpora = commands.add_parser("corpora", help="list indexed corpora")
-    corpora.add_argument("--json", action="store_true")
+    corpora = commands.add_parser(
+        "corpora", help="list indexed corpora", **examples("schema-search corpora", "schema-search corpora --json")
+    )
+    corpora.add_argument("--json", action="store_true", help="print the list as JSON, warnings included")
     corpora.set_defaults(run=_corpora)
 
 
@@ -141,4 +178,15 @@ def _corpora(args: argparse.Namespace, settings: Settings) -> int:
         for i in infos
     ]
     print_table(("corpus", "documents", "chunks", "dense", "warnings", "folder"), rows)
+    return 0
+
+
+def _delete(args: argparse.Namespace, settings: Settings) -> int:
+    workspace = Workspace(settings)
+    workspace.corpus_store.current(args.corpus)  # an unknown name fails before anyone is asked
+    if not confirm(f"Delete corpus {args.corpus!r}?", args.yes):
+        print("Nothing deleted.", file=sys.stderr)
+        return 1
+    workspace.delete_corpus(args.corpus)
+    print(f"Deleted corpus {args.corpus!r}.")
     return 0

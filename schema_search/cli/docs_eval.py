@@ -12,7 +12,7 @@ from pathlib import Path
 from ..settings import Settings
 from ..workspace import Workspace
 from .eval import cutoffs, one_embedding_thread
-from .output import print_table, progress
+from .output import examples, print_table, progress
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -24,7 +24,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
             "Ask every question of each file (JSON lines: question, gold_urls) and report all-gold page "
             "recall@k (distinct pages in rank order), MRR, latency and off-topic behaviour for the shipped "
             "default, each channel, each stage switched off, and two peers computed without our code: "
-            "BM25 over whole pages and MiniLM over 1,000-character chunks."
+            "BM25 over whole pages and MiniLM over 1,000-character chunks. Here --config names "
+            "configurations; a configuration file goes before the command (schema-search --config FILE docs eval ...)."
+        ),
+        **examples(
+            "schema-search docs eval my_questions.jsonl --corpus mydocs --config default peer-bm25-pages -k 1 5 10",
+            "schema-search docs eval q.jsonl --source /path/to/docs --work /tmp/docs-eval --misses",
         ),
     )
     evaluate.add_argument("sets", type=Path, nargs="+", metavar="QUESTIONS", help="question files (.jsonl)")

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from ..errors import InvalidInput
 from ..settings import Settings
-from .output import print_table, progress
+from .output import examples, print_table, progress
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -21,6 +21,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
             "Ask every question of a benchmark folder and report all-gold recall@k, per-table recall, MRR, "
             "candidates returned and latency for each configuration: the shipped default, each channel, "
             "merged, plain RRF variants and two peer baselines (BM25 and MiniLM computed without our code)."
+            " Here --config names configurations; a configuration file goes before the command "
+            "(schema-search --config FILE eval ...)."
+        ),
+        **examples(
+            "schema-search eval $B/spider_dev --config default -k 5 10",
+            "schema-search eval $B/bird_dev --per-db --config default body peer-bm25 --report bird.html",
         ),
     )
     evaluate.add_argument("bench_dir", type=Path, metavar="BENCH_DIR", help="folder with schemas.jsonl and questions.jsonl")
@@ -55,8 +61,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
             "after enrichment (generated descriptions), with BM25's IDF; warns for every word in more than "
             "half of a field's documents."
         ),
+        **examples(
+            "schema-search diagnose --catalog crm --words store,information,customer",
+            "schema-search diagnose --catalog crm --questions sample_schemas/crm_cases.jsonl --top 30",
+        ),
     )
-    diagnose.add_argument("--catalog", required=True)
+    diagnose.add_argument("--catalog", required=True, help="catalog to check")
     diagnose.add_argument("--words", help="comma-separated words, e.g. store,information,customer")
     diagnose.add_argument("--questions", type=Path, help="questions file: JSON lines with 'question', or plain lines")
     diagnose.add_argument("--top", type=int, default=20, help="how many words to take from questions (default 20)")

@@ -1,31 +1,50 @@
 """The ``schema-search`` command: argument wiring, the error contract, and ``serve``.
 
 Errors print one clear message to stderr and exit 2; ``--json`` prints exactly what
-the HTTP API returns for the same call.
+the HTTP API returns for the same call. stdout carries the result only; notes,
+warnings and progress go to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Sequence
 
+from .. import __version__
 from ..errors import InvalidInput, SchemaSearchError
 from ..settings import Settings
 from . import agent, csr, describe, docs, eval, mcp, structured, tables
+from .output import HelpFormatter, examples
+
+# Options every command takes, before or after its name: (flags, keywords for add_argument).
+GLOBAL_OPTIONS = (
+    (("--home",), {"metavar": "DIR", "help": "data directory (default: $SCHEMA_SEARCH_HOME, else the user data dir)"}),
+    (
+        ("--config",),
+        {
+            "dest": "config_file",
+            "metavar": "FILE",
+            "type": Path,
+            "help": "TOML file of catalogs, corpora and settings (default: $SCHEMA_SEARCH_CONFIG_FILE, "
+            "else ./schema-search.toml when it exists)",
+        },
+    ),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return 2
     if not getattr(args, "run", None):  # a command group (``docs``) without its subcommand
-        args.print_help()
+        args.print_help(sys.stderr)
         return 2
     try:
-        settings = _settings(args.home)
+        settings = _settings(args.home, args.config_file)
         return args.run(args, settings)
     except SchemaSearchError as error:
         print(f"error: {error.detail}", file=sys.stderr)
@@ -36,13 +55,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _settings(home: str | None) -> Settings:
+def _settings(home: str | None, config_file: Path | None = None) -> Settings:
     """Settings from the environment; a malformed variable is a clear error, its value never printed."""
     from pydantic import ValidationError
     from pydantic_settings import SettingsError
 
+    # Only what was given: a field left out keeps its environment value and default.
+    given = {key: value for key, value in (("home", home), ("config_file", config_file)) if value}
     try:
-        return Settings(**({"home": home} if home else {}))
+        return Settings(**given)
     except (ValidationError, SettingsError) as error:
         problems = getattr(error, "errors", lambda: [])()
         where = "; ".join(f"SCHEMA_SEARCH_{'_'.join(str(p) for p in e['loc'][:1]).upper()}: {e['msg']}" for e in problems)
@@ -56,16 +77,26 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schema-search",
         description="Find the few tables (with columns and join keys), or the passages of your documents, that answer a question.",
+        **examples(
+            "schema-search index sample_schemas/shop.sql --catalog shop",
+            'schema-search search "which customers ordered last month?" --catalog shop',
+            "schema-search table orders --catalog shop --home /tmp/ss",
+        ),
     )
-    parser.add_argument("--home", help="data directory (default: $SCHEMA_SEARCH_HOME or the user data dir)")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}", help="print the version and exit")
+    _add_global_options(parser, suppress=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", help="one of:")
     tables.add_commands(commands)
     docs.add_commands(commands)
     structured.add_commands(commands)
 
-    serve = commands.add_parser("serve", help="run the HTTP API (catalogs and corpora)")
-    serve.add_argument("--host", default=None)
-    serve.add_argument("--port", type=int, default=None)
+    serve = commands.add_parser(
+        "serve",
+        help="run the HTTP API (catalogs and corpora)",
+        **examples("schema-search serve", "schema-search serve --host 0.0.0.0 --port 8000 --workers 2"),
+    )
+    serve.add_argument("--host", default=None, help="address to listen on (default: $SCHEMA_SEARCH_HOST, 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, help="port to listen on (default: $SCHEMA_SEARCH_PORT, 8000)")
     serve.add_argument(
         "--workers", type=int, default=None, help="worker processes (default: SCHEMA_SEARCH_WORKERS, else one per core, at most 4)"
     )
@@ -76,10 +107,39 @@ def _parser() -> argparse.ArgumentParser:
     agent.add_commands(commands)
     csr.add_commands(commands)
     eval.add_commands(commands)
+    for command in _subcommands(parser):
+        command.formatter_class = HelpFormatter  # examples keep their lines, prose still wraps
+        _add_global_options(command, suppress=True)
     return parser
+
+
+def _add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    """Give ``parser`` the global options; on a subcommand their default is SUPPRESS.
+
+    argparse copies a subparser's defaults over the namespace, so a plain default there
+    would overwrite ``--home`` given before the command; SUPPRESS leaves it alone. An
+    option a command already has for itself (``eval --config NAME``) keeps its meaning
+    there; the global one is then given before the command.
+    """
+    taken = set(parser._option_string_actions)
+    for flags, options in GLOBAL_OPTIONS:
+        if taken.intersection(flags):
+            continue
+        parser.add_argument(*flags, **options, **({"default": argparse.SUPPRESS} if suppress else {}))
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every parser below ``parser`` (``docs``, ``docs index``, ...), whoever built it."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in dict.fromkeys(action.choices.values()):  # aliases map to the same parser
+                found += [command, *_subcommands(command)]
+    return found
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from ..http.serve import serve
 
     return serve(settings, args.host or settings.host, args.port or settings.port, args.workers)
+

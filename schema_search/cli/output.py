@@ -1,9 +1,15 @@
-"""What every subcommand prints the same way: JSON bodies, aligned tables, progress bars."""
+"""What every subcommand prints the same way: JSON bodies, aligned tables, progress bars, help.
+
+stdout carries a command's result and nothing else (with ``--json``, only JSON), so it
+can be piped; notes, warnings, prompts and progress go to stderr.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+import textwrap
 import time
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, TextIO
 
@@ -82,12 +88,62 @@ def progress_lines(
             last = now
     elapsed = clock() - started
     if elapsed >= quiet_under_s:
-        print(f"{label}: {done:,} {unit}s in {elapsed:.0f} s ({done / elapsed:.1f} per s)", file=out, flush=True)
+        print(f"{label}: {done:,} {unit}{'s' * (done != 1)} in {elapsed:.0f} s ({done / elapsed:.1f} per s)", file=out, flush=True)
 
 
-def print_warnings(warnings: Sequence[str], listing: str, shown: int = 20) -> None:
-    """The first ``shown`` warnings of an index run, then where to read the rest."""
+def print_warnings(warnings: Sequence[str], listing: str, shown: int = 20, file: TextIO | None = None) -> None:
+    """The first ``shown`` warnings of an index run, then where to read the rest, on stderr."""
+    out = file or sys.stderr
     for warning in warnings[:shown]:
-        print(f"  warning: {warning}")
+        print(f"  warning: {warning}", file=out)
     if len(warnings) > shown:
-        print(f"  ... and {len(warnings) - shown} more warnings (see `{listing}`).")
+        print(f"  ... and {len(warnings) - shown} more warnings (see `{listing}`).", file=out)
+
+
+def confirm(question: str, yes: bool, stdin: TextIO | None = None, stderr: TextIO | None = None) -> bool:
+    """Whether to go ahead with something that cannot be undone: ``--yes``, or "y" typed at a terminal.
+
+    Raises:
+        InvalidInput: no ``--yes`` and nobody at a terminal to ask (a script, a pipe).
+    """
+    from ..errors import InvalidInput
+
+    if yes:
+        return True
+    stdin, stderr = stdin or sys.stdin, stderr or sys.stderr
+    if not stdin.isatty():
+        raise InvalidInput(f"{question} needs a confirmation, and stdin is not a terminal.", hint="Add --yes.")
+    print(f"{question} [y/N] ", end="", file=stderr, flush=True)
+    return stdin.readline().strip().lower() in ("y", "yes")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, except that indented lines (the examples) keep their line breaks.
+
+    ``RawDescriptionHelpFormatter`` would keep them too, but would also stop wrapping
+    every long description, which are written as one line each.
+    """
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks, prose = [], []
+        for line in text.splitlines():
+            if line.startswith("  ") or not line.strip():
+                if prose:
+                    blocks.append(textwrap.fill(" ".join(prose), width, initial_indent=indent, subsequent_indent=indent))
+                    prose = []
+                blocks.append(indent + line)
+            else:
+                prose.append(line.strip())
+        if prose:
+            blocks.append(textwrap.fill(" ".join(prose), width, initial_indent=indent, subsequent_indent=indent))
+        return "\n".join(blocks)
+
+
+def examples(*lines: str) -> dict:
+    """Keywords for ``add_parser`` giving a command 1-3 example lines under its help.
+
+    >>> print(examples("schema-search catalogs")["epilog"])
+    examples:
+      schema-search catalogs
+    """
+    return {"epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines), "formatter_class": HelpFormatter}

@@ -9,7 +9,7 @@ from ..errors import InvalidInput
 from ..settings import Settings
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
-from .output import print_json, print_rows, print_table
+from .output import examples, print_json, print_rows, print_table
 
 _QUERY_HELP = (
     "one read-only SELECT (DuckDB SQL) over the collection's tables; or, with --form, a JSON query form: "
@@ -27,8 +27,12 @@ def add_docs_commands(group: argparse._SubParsersAction) -> None:
             "words and every header field (front matter, Key: value block, <meta>) that at least 20%% of the "
             "documents have. --rebuild proposes and validates the fields again without re-embedding anything."
         ),
+        **examples(
+            "schema-search docs fields --corpus peps",
+            "schema-search docs fields --corpus peps --rebuild --exact-fields status,type",
+        ),
     )
-    fields.add_argument("--corpus", required=True)
+    fields.add_argument("--corpus", required=True, help="corpus whose documents table to show")
     fields.add_argument("--rebuild", action="store_true", help="rebuild the structured index (nothing is re-embedded)")
     fields.add_argument(
         "--exact-fields", default="", help="with --rebuild: comma-separated fields to show models only as placeholders"
@@ -39,26 +43,41 @@ def add_docs_commands(group: argparse._SubParsersAction) -> None:
     fields.add_argument("--json", action="store_true", help="print the HTTP response body")
     fields.set_defaults(run=_docs_fields)
 
-    query = group.add_parser("query", help="count, filter and group a corpus's documents with SQL (or the JSON form)")
+    query = group.add_parser(
+        "query",
+        help="count, filter and group a corpus's documents with SQL (or the JSON form)",
+        **examples(
+            "schema-search docs query \"SELECT status, count(*) FROM documents GROUP BY status\" --corpus peps",
+            'schema-search docs query \'{"group_by": ["type"], "count": true}\' --form --corpus peps',
+        ),
+    )
     query.add_argument("sql", help=_QUERY_HELP)
-    query.add_argument("--corpus", required=True)
+    query.add_argument("--corpus", required=True, help="corpus to query")
     _query_options(query)
     query.set_defaults(run=_docs_query)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """``fields`` and ``query``: a catalog's own tables and columns as a collection."""
-    fields = commands.add_parser("fields", help="a catalog as queryable tables: `tables` and `columns`")
-    fields.add_argument("--catalog", required=True)
+    fields = commands.add_parser(
+        "fields",
+        help="a catalog as queryable tables: `tables` and `columns`",
+        **examples("schema-search fields --catalog shop", "schema-search fields --catalog shop --json"),
+    )
+    fields.add_argument("--catalog", required=True, help="catalog to show as tables")
     fields.add_argument("--json", action="store_true", help="print the HTTP response body")
     fields.set_defaults(run=_catalog_fields)
 
     query = commands.add_parser(
         "query",
         help="count, filter and group a catalog's tables and columns with SQL, e.g. tables with an email column",
+        **examples(
+            "schema-search query \"SELECT table_id FROM columns WHERE name LIKE '%email%'\" --catalog crm",
+            'schema-search query \'{"table": "tables", "group_by": ["kind"], "count": true}\' --form --catalog crm',
+        ),
     )
     query.add_argument("sql", help=_QUERY_HELP.replace("collection's tables", "tables `tables` and `columns`"))
-    query.add_argument("--catalog", required=True)
+    query.add_argument("--catalog", required=True, help="catalog to query")
     _query_options(query)
     query.set_defaults(run=_catalog_query)
 

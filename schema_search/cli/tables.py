@@ -9,11 +9,19 @@ import textwrap
 
 from ..settings import Settings
 from ..workspace import Workspace
-from .output import print_json, print_table, print_warnings, progress
+from .output import confirm, examples, print_json, print_table, print_warnings, progress
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
-    index = commands.add_parser("index", help="introspect a schema source and index it as a catalog")
+    index = commands.add_parser(
+        "index",
+        help="introspect a schema source and index it as a catalog",
+        **examples(
+            "schema-search index sample_schemas/shop.sql --catalog shop",
+            "schema-search index postgresql://me@localhost/crm --catalog crm --db public",
+            "schema-search index schemas/ --catalog warehouse --dialect snowflake",
+        ),
+    )
     index.add_argument("source", help="SQLAlchemy URL, DDL file or folder, or benchmark schemas.jsonl")
     index.add_argument("--catalog", required=True, help="catalog name to create or replace")
     index.add_argument("--dialect", help="sqlglot dialect of DDL files (default: from the file name)")
@@ -21,28 +29,54 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     index.add_argument("--json", action="store_true", help="print the result as JSON")
     index.set_defaults(run=_index)
 
-    search = commands.add_parser("search", help="find the tables that answer a question")
-    search.add_argument("question")
-    search.add_argument("--catalog", required=True)
+    search = commands.add_parser(
+        "search",
+        help="find the tables that answer a question",
+        **examples(
+            'schema-search search "revenue per product category" --catalog shop',
+            'schema-search search "who churned?" --catalog crm -k 5 --json',
+        ),
+    )
+    search.add_argument("question", help="the question, in plain language (quote it)")
+    search.add_argument("--catalog", required=True, help="catalog to search")
     search.add_argument("-k", type=int, default=None, help="how many candidates (default 10)")
     search.add_argument("--json", action="store_true", help="print the HTTP response body")
     search.set_defaults(run=_search)
 
-    table = commands.add_parser("table", help="show one table: columns, keys both ways, DDL")
+    table = commands.add_parser(
+        "table",
+        help="show one table: columns, keys both ways, DDL, and a view's definition",
+        **examples(
+            "schema-search table orders --catalog shop",
+            "schema-search table main.v_category_sales --catalog shop --json",
+        ),
+    )
     table.add_argument("table", help="schema.table, a bare table name, or a source ID")
-    table.add_argument("--catalog", required=True)
-    table.add_argument("--json", action="store_true")
+    table.add_argument("--catalog", required=True, help="catalog the table is in")
+    table.add_argument("--json", action="store_true", help="print the HTTP response body")
     table.set_defaults(run=_table)
 
-    catalogs = commands.add_parser("catalogs", help="list indexed catalogs")
-    catalogs.add_argument("--json", action="store_true")
+    catalogs = commands.add_parser(
+        "catalogs", help="list indexed catalogs", **examples("schema-search catalogs", "schema-search catalogs --json")
+    )
+    catalogs.add_argument("--json", action="store_true", help="print the list as JSON, warnings included")
     catalogs.set_defaults(run=_catalogs)
+
+    delete = commands.add_parser(
+        "delete",
+        help="delete a catalog and its index (asks first; --yes in scripts)",
+        description="Delete a catalog: its tables, index and embeddings. Corpora go with `schema-search docs delete`.",
+        **examples("schema-search delete --catalog shop", "schema-search delete --catalog shop --yes"),
+    )
+    delete.add_argument("--catalog", required=True, help="catalog to delete")
+    delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
+    delete.set_defaults(run=_delete)
 
 
 # What each phase of `index` counts.
 INDEX_UNITS = {"parsing": "statement", "reading schemas": "schema", "reading databases": "database",
                "sampling values": "table", "indexing": "table", "writing the index": "table",
-               "embedding": "table"}  # fmt: skip
+               "embedding": "table", "loading the model": "model"}  # fmt: skip
 
 
 def _index(args: argparse.Namespace, settings: Settings) -> int:
@@ -93,6 +127,8 @@ def _table(args: argparse.Namespace, settings: Settings) -> int:
     print(detail.ddl)
     for ref in detail.referenced_by:
         print(f"-- referenced by {ref.from_table} ({', '.join(ref.from_columns)})")
+    if detail.definition:
+        print(f"\n-- definition of the view, as the source gives it:\n{detail.definition.strip()}")
     return 0
 
 
@@ -106,4 +142,15 @@ def _catalogs(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     rows = [(i.name, str(i.tables), str(i.views), i.source.get("kind", ""), str(len(i.warnings))) for i in infos]
     print_table(("catalog", "tables", "views", "source", "warnings"), rows)
+    return 0
+
+
+def _delete(args: argparse.Namespace, settings: Settings) -> int:
+    workspace = Workspace(settings)
+    workspace.store.current(args.catalog)  # an unknown name fails before anyone is asked
+    if not confirm(f"Delete catalog {args.catalog!r}?", args.yes):
+        print("Nothing deleted.", file=sys.stderr)
+        return 1
+    workspace.delete(args.catalog)
+    print(f"Deleted catalog {args.catalog!r}.")
     return 0

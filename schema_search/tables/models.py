@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class ColumnInfo(BaseModel):
@@ -16,11 +16,19 @@ class ColumnInfo(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
-    type: str
+    type: str | None = Field(
+        description="The type as the source declares it; null where it does not say (e.g. a view's computed column)."
+    )
     nullable: bool
     primary_key: bool = Field(description="Part of the table's primary key.")
     foreign_key: str | None = Field(None, description="`schema.table.column` this column references, if any.")
     comment: str | None = Field(None, description="What the source database says about the column.")
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _unknown_is_null(cls, value: str | None) -> str | None:
+        # The catalog stores an unknown type as ""; on the wire it is null, not a type named "".
+        return value or None
 
 
 class JoinInfo(BaseModel):
@@ -109,7 +117,9 @@ class TableDetail(BaseModel):
     primary_key: list[str]
     foreign_keys: list[JoinInfo] = Field(description="Keys from this table to others.")
     referenced_by: list[JoinInfo] = Field(description="Keys from other tables to this one.")
-    definition: str | None = Field(None, description="A view's SQL, when known.")
+    definition: str | None = Field(
+        None, description="A view's SQL as the source gives it (DDL: the CREATE VIEW statement), when known."
+    )
     ddl: str
 
 

@@ -6,6 +6,9 @@ import re
 
 from .catalog import Table
 
+# The remark beside a column whose type the source does not say (a view's computed
+# column, a typeless SQLite column): a comment keeps the DDL parseable.
+UNKNOWN_TYPE = "type unknown"
 _PLAIN = re.compile(r"^[a-z_][a-z0-9_]*$")
 # Words that cannot be a bare column or table name: PostgreSQL's reserved keywords, and
 # the join and predicate words SQLite and MySQL reserve as well. `order` and `group`
@@ -51,16 +54,23 @@ def create_table_sql(table: Table, columns: list[str] | None = None) -> str:
       PRIMARY KEY (id),
       FOREIGN KEY (account_id) REFERENCES crm.accounts (id)
     );
+    >>> print(create_table_sql(Table("crm", "v", "view", columns=(Column("n"), Column("id", "INT")))))
+    CREATE VIEW crm.v (
+      n,  -- type unknown
+      id INT
+    );
     """
     keep = _kept_columns(table, columns)
     lines = []
     for column in table.columns:
         if keep is not None and column.name.lower() not in keep:
             continue
-        line = f"{quote(column.name)} {column.type or 'TEXT'}".rstrip()
+        # No type is shown as none, with a remark: a made-up TEXT would be read as a fact.
+        line = f"{quote(column.name)} {column.type}".rstrip()
         if not column.nullable:
             line += " NOT NULL"
-        lines.append((line, column.comment))
+        remark = column.comment if column.type else "; ".join(filter(None, (UNKNOWN_TYPE, column.comment)))
+        lines.append((line, remark))
     if table.primary_key:
         lines.append((f"PRIMARY KEY ({_names(table.primary_key)})", None))
     for fk in table.foreign_keys:

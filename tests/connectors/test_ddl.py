@@ -223,7 +223,8 @@ def test_views_take_columns_from_the_select_list():
     )
     v1 = catalog.table("public.v1")
     assert v1.kind == "view"
-    assert [c.name for c in v1.columns] == ["a", "label"]
+    # t.* stands for t's columns; a name given twice counts once (its first, typed occurrence).
+    assert [(c.name, c.type) for c in v1.columns] == [("a", "INT"), ("label", "TEXT"), ("b", "TEXT")]
     assert v1.definition.startswith("CREATE OR REPLACE VIEW v1 AS SELECT")
     assert [c.name for c in catalog.table("public.v2").columns] == ["x", "y"]
     assert [c.name for c in catalog.table("public.v3").columns] == ["a"]
@@ -467,3 +468,38 @@ def test_real_ledgersmb(real_catalog):
     assert catalog.table("public.lsmb_module").comment.startswith("This stores categories functionality into modules.")
     assert catalog.table("public.asset_dep_method").column("method").comment
     assert catalog.warnings == ()
+
+
+def test_view_columns_take_the_types_of_the_columns_they_come_from():
+    catalog = read(
+        """CREATE TABLE shop.orders (id bigint PRIMARY KEY, total numeric(10, 2), placed date);
+        CREATE TABLE shop.lines (order_id bigint REFERENCES shop.orders, qty int);
+        CREATE VIEW shop.v AS
+          WITH recent AS (SELECT id FROM shop.orders)
+          SELECT o.id, total AS amount, o.placed::text AS day, sum(l.qty) AS units, r.id AS recent_id, qty
+          FROM shop.orders o JOIN shop.lines l ON l.order_id = o.id JOIN recent r ON r.id = o.id
+          GROUP BY 1, 2, 3, 5, 6;
+        CREATE VIEW shop.w AS SELECT v.*, (SELECT 1) AS one FROM shop.v;
+        COMMENT ON COLUMN shop.v.units IS 'Items ordered';"""
+    )
+    v = catalog.table("shop.v")
+    assert [(c.name, c.type) for c in v.columns] == [
+        ("id", "BIGINT"), ("amount", "DECIMAL(10, 2)"), ("day", "TEXT"),
+        ("units", ""),  # an aggregate: unknown, not guessed
+        ("recent_id", ""),  # from a CTE: unknown
+        ("qty", "INT"),  # unqualified, found in the one known table that has it
+    ]  # fmt: skip
+    assert v.column("units").comment == "Items ordered"  # COMMENT ON a view column still applies
+    w = catalog.table("shop.w")  # a view over a view, with its star expanded
+    assert [(c.name, c.type) for c in w.columns][:2] == [("id", "BIGINT"), ("amount", "DECIMAL(10, 2)")]
+    assert w.column("one").type == ""
+
+
+def test_mysql_parenthesised_joins_give_view_types():
+    catalog = read(
+        """CREATE TABLE `a` (`ID` decimal(12,0), `NAME` varchar(20));
+        CREATE TABLE `b` (`A_ID` decimal(12,0), `CODE` char(3));
+        CREATE VIEW `v` AS select `x`.`ID` AS `ID`,`y`.`CODE` AS `CODE` from (`a` `x` join `b` `y`) where `y`.`A_ID` = `x`.`ID`;""",
+        dialect="mysql",
+    )
+    assert [(c.name, c.type) for c in catalog.table("main.v").columns] == [("ID", "DECIMAL(12, 0)"), ("CODE", "CHAR(3)")]

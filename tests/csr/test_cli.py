@@ -69,7 +69,7 @@ def test_a_damaged_transcript_line_is_named(folder: Path, capsys):
 
 def test_csr_alone_prints_its_help(capsys):
     assert main(["csr"]) == 2
-    assert "run" in capsys.readouterr().out
+    assert "run" in capsys.readouterr().err  # a command without its subcommand is a usage error: stderr
 
 
 def test_the_nli_judge_without_a_model_on_this_machine_says_what_to_do(tmp_path: Path, monkeypatch):

@@ -37,4 +37,11 @@ def test_a_previous_release_catalog_opens_and_answers_exactly_as_a_fresh_index(t
         for candidate in new["candidates"]:
             for field in ("descriptions", "values"):
                 assert candidate["channels"].pop(field) is None, question
+        # A fresh index types a view's columns where the DDL says (category_id INTEGER, from
+        # categories); the old release left them all untyped. Their names are the same.
+        for answer in (old, new):
+            for candidate in answer["candidates"]:
+                if candidate["kind"] == "view":
+                    candidate.pop("ddl")
+                    candidate["columns"] = [c["name"] for c in candidate["columns"]]
         assert old == new, question

@@ -309,7 +309,7 @@ def _ask(home: Path, pg_url: str, failing: dict[str, str], artifacts: Artifacts)
                 contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # fmt: skip
             try:
                 main(["--home", str(home), "ask", "Which vaults are there?", "--catalog", "pgcli",
-                      "--model", "scripted", "--execute", "--json", *more])  # fmt: skip
+                      "--model", "scripted", "--execute", "--yes", "--json", *more])  # fmt: skip
             except Exception as error:  # an unhandled error is printed by Python as a traceback: an artifact too
                 err.write(f"{type(error).__name__}: {error}")
         artifacts.add(f"ask --execute, {label}: stdout", out.getvalue())

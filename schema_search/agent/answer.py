@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import SchemaSearchError
-from .ask import MAX_TURNS, AgentFailed, Complete
+from .ask import MAX_TURNS, REPEATED, AgentFailed, Complete, better_model_hint
 from .citations import Citation, Ledger
 from .collection_tools import (
     DESCRIPTIONS as COLLECTION,
@@ -33,7 +33,7 @@ from .collection_tools import (
 from .doc_tools import DESCRIPTIONS as DOCS
 from .doc_tools import NOTICE as DOCS_NOTICE
 from .doc_tools import DocTools, document_text, search_docs_text
-from .loop import function_spec, next_calls, tool_arguments, tool_reply
+from .loop import choose, function_spec, next_calls, repeated, tool_arguments, tool_reply
 
 _COLLECTION = {"collection": {"type": "string", "description": "which corpus or catalog, when several are served"}}
 
@@ -116,19 +116,30 @@ def answer(
         {"role": "user", "content": question},
     ]
     called: list[str] = []
+    stuck = False
     for turn in range(1, max_turns + 1):
-        calls = next_calls(complete, model, messages, specs, "Call the answer tool with your final answer.", True)
+        # Text is an answer too ("auto"), but a stuck model, and the last turn, must answer.
+        choice = choose("answer") if stuck or turn == max_turns else None
+        calls = next_calls(
+            complete, model, messages, specs, "Call the answer tool with your final answer.", True, choice
+        )
         if not calls and messages[-1]["role"] == "assistant":  # plain text: the answer, without the tool
             return _final(question, messages[-1]["content"], ledger, called, turn)
+        earlier = messages[:-1]
         for call in calls:
             name, arguments = call["function"]["name"], tool_arguments(call)
             called.append(name)
             if name == "answer" and isinstance(arguments, dict):
                 return _final(question, str(arguments.get("text", "")), ledger, called, turn)
+            if repeated(earlier, call):
+                stuck = True
+                messages.append(tool_reply(call, REPEATED.format(final="answer")))
+                continue
             reply = arguments if isinstance(arguments, str) else _run_tool(collections, docs, ledger, name, arguments)
             messages.append(tool_reply(call, reply))
     raise AgentFailed(
-        f"The model gave no answer within {max_turns} turns.", hint="Try a model that supports tool calling."
+        f"The model {model!r} gave no answer within {max_turns} turns.",
+        hint=better_model_hint(model, "use a model that supports tool calling"),
     )
 
 

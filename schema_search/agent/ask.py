@@ -8,6 +8,7 @@ The model is any litellm model; tests pass a scripted ``complete`` function inst
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Any, Callable
@@ -17,7 +18,8 @@ from pydantic import BaseModel, Field
 from ..errors import SchemaSearchError, first_line
 from .citations import Citation, Ledger
 from .execute import QueryFailed, QueryResult, problems
-from .loop import function_spec, next_calls, tool_arguments, tool_reply
+from .execute_tools import ExecuteResult
+from .loop import choose, function_spec, next_calls, repeated, tool_arguments, tool_reply
 from .sqlcheck import Validation, catalog_dialect
 from .table_tools import DESCRIPTIONS, NOTICE, SchemaTools, search_text, table_text, validation_text
 
@@ -25,6 +27,8 @@ from .table_tools import DESCRIPTIONS, NOTICE, SchemaTools, search_text, table_t
 MAX_TURNS = 12
 # Repairs after a refused submission: the issue asks for exactly one.
 REPAIRS = 1
+# What a repeated call gets instead of its result again (it is already in the conversation).
+REPEATED = "You made this same call before; its result is above. Now call {final} with your answer."
 
 # (model: str, messages: list[dict], tools: list[dict]) -> an OpenAI-shaped chat response.
 Complete = Callable[..., Any]
@@ -61,7 +65,18 @@ class AgentAnswer(BaseModel):
     repaired: bool = Field(description="Whether the first submission was refused and then fixed.")
     turns: int
     result: QueryResult | None = Field(None, description="The rows, when run with execution on.")
+    execution: ExecuteResult | None = Field(
+        None, description="With execution on: the preflight checklist of the SQL, and what became of it."
+    )
 
+
+# A query, not the question again: what a model held to the schema by a grammar (the embedded
+# one) may write. Without quotes or backslashes, which the grammar would write unescaped into
+# the JSON, and short enough to end within its reply: a small model otherwise loops
+# ("order_order_order...") until the reply is cut. Hosted models get no such limits: a
+# PostgreSQL query may need a quoted "order".
+SQL_PATTERN = r'^(SELECT|WITH|select|with) [^"\\]*$'
+SQL_MAX_CHARS = 600
 
 TOOL_SPECS = [
     function_spec(
@@ -82,7 +97,7 @@ TOOL_SPECS = [
         "Submit your final answer: one read-only SQL query, and a short explanation that cites "
         "each table it uses by its bracketed ID, e.g. [T3fa21c]. The SQL is validated; if it is "
         "refused you get one chance to fix it.",
-        {"sql": {"type": "string"}, "explanation": {"type": "string"}},
+        {"sql": {"type": "string"}, "explanation": {"type": "string", "maxLength": 300}},
         ["sql", "explanation"],
     ),
 ]
@@ -118,18 +133,32 @@ def ask(
         {"role": "user", "content": question},
     ]
     repairs = REPAIRS
+    stuck = False
+    specs = _held(TOOL_SPECS) if model.startswith("local/") else TOOL_SPECS
     for turn in range(1, max_turns + 1):
-        calls = next_calls(complete, model, messages, TOOL_SPECS, "Call submit_sql with your query and explanation.")
+        # Every turn is a call ("required"); a stuck model, and the last turn, must submit.
+        choice = choose("submit_sql") if stuck or turn == max_turns else "required"
+        calls = next_calls(
+            complete, model, messages, specs, "Call submit_sql with your query and explanation.", tool_choice=choice
+        )
+        earlier = messages[:-1]
         for call in calls:
             name, arguments = call["function"]["name"], tool_arguments(call)
-            if name != "submit_sql" or isinstance(arguments, str):
+            if name != "submit_sql" and repeated(earlier, call):
+                stuck = True
+                messages.append(tool_reply(call, REPEATED.format(final="submit_sql")))
+                continue
+            if name != "submit_sql":
                 reply = arguments if isinstance(arguments, str) else _run_tool(tools, ledger, name, arguments, dialect)
                 messages.append(tool_reply(call, reply))
                 continue
-            validation = tools.validate_sql(str(arguments.get("sql", "")), dialect)
-            refusal = problems(validation) if not validation.ok else None
+            if isinstance(arguments, str):  # a submission that is not JSON is refused like bad SQL
+                validation, refusal = None, arguments
+            else:
+                validation = tools.validate_sql(str(arguments.get("sql", "")), dialect)
+                refusal = problems(validation) if not validation.ok else None
             result = None
-            if refusal is None and execute is not None:
+            if validation is not None and refusal is None and execute is not None:
                 try:
                     result = execute(validation.sql)
                 except QueryFailed as error:
@@ -138,19 +167,30 @@ def ask(
                 return _answer(question, validation, arguments, ledger, tools, repairs < REPAIRS, turn, result)
             if repairs == 0:
                 raise AgentFailed(
-                    f"The model's SQL was refused again after a repair: {refusal}",
-                    hint="Try a stronger model, or rephrase the question with the table names you expect.",
+                    f"The model {model!r} wrote SQL that was refused again after a repair: {refusal}",
+                    hint=better_model_hint(model, "rephrase the question with the table names you expect"),
                 )
             repairs -= 1
-            reply = (
-                f"{validation_text(validation) if not validation.ok else 'The database refused it: ' + refusal}\n"
-                "Fix the SQL and call submit_sql again. This is your one repair."
-            )
+            if validation is None:
+                said = refusal
+            else:
+                said = validation_text(validation) if not validation.ok else f"The database refused it: {refusal}"
+            reply = f"{said}\nFix the SQL and call submit_sql again. This is your one repair."
             messages.append(tool_reply(call, reply))
     raise AgentFailed(
-        f"The model gave no valid SQL within {max_turns} turns.",
-        hint="Try a model that supports tool calling, or rephrase the question.",
+        f"The model {model!r} gave no valid SQL within {max_turns} turns.",
+        hint=better_model_hint(model, "use a model that supports tool calling, or rephrase the question"),
     )
+
+
+def better_model_hint(model: str, otherwise: str) -> str:
+    """What to try after ``model`` failed: a stronger model when it was the embedded one."""
+    if model.startswith("local/"):
+        return (
+            f"The embedded model {model} is small and often fails; a hosted model does much better: "
+            f"{_HOSTED} (SCHEMA_SEARCH_ASK_MODEL makes one the default)."
+        )
+    return f"Try a stronger model with --model, or {otherwise}."
 
 
 def _run_tool(tools: SchemaTools, ledger: Ledger, name: str, arguments: dict[str, Any], dialect: str | None) -> str:
@@ -199,45 +239,67 @@ def _answer(
 # -- litellm -------------------------------------------------------------------------
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|CREDENTIALS")
+_HOSTED = (
+    "--model gpt-4o-mini with OPENAI_API_KEY, --model anthropic/claude-3-5-haiku-latest with ANTHROPIC_API_KEY, "
+    "or a local OpenAI-compatible server with --model openai/NAME --api-base http://127.0.0.1:PORT/v1"
+)
+_CHOICES = f"{_HOSTED.replace(', or a local', ', a local')}, or the embedded --model local/smollm2 (no key, no network)"
 
 
 def litellm_complete(model: str, api_base: str | None = None) -> Complete:
-    """A ``complete`` function that calls ``model`` through litellm.
+    """A ``complete`` function that calls ``model`` through litellm, checked before anything loads.
+
+    What can be known without calling the model is checked here, so a command fails
+    before it opens a catalog: that litellm knows the provider, that its key is set,
+    that the embedded model's file and runtime are there (or can be installed).
+    litellm's banners are off; a command that prints a result on stdout calls the
+    function inside :func:`~schema_search.llm.providers.stdout_to_stderr`, for its logs.
 
     Raises:
-        ModelNotReady: the provider's API key is not set (checked before any call).
+        ModelNotReady: an unknown provider, a missing key, or an embedded model that cannot run.
     """
-    # Before the import: otherwise litellm fetches its price map from the network.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    from ..llm.providers import UnknownProvider, import_litellm, provider_of
+
+    litellm = import_litellm()
     import openai  # a litellm dependency
 
-    if model.startswith("local/"):  # the embedded model: no key, no server
-        from ..llm import local
-
-        local.register()
+    try:
+        provider = provider_of(model, api_base)
+    except UnknownProvider:
+        raise ModelNotReady(
+            f"litellm does not know which provider serves the model {model!r}.",
+            hint=f"Name the provider in the model, e.g. {_CHOICES}.",
+        ) from None
+    if provider == "local":  # the embedded model: no key, no server
+        _check_local(model)
     elif api_base is None:
         missing = [k for k in litellm.validate_environment(model).get("missing_keys", []) if _SECRET.search(k)]
         if missing:
             raise ModelNotReady(
                 f"The model {model!r} needs {' and '.join(missing)} in the environment.",
-                hint=(
-                    f"export {missing[0]}=..., or pick a model you have a key for with --model "
-                    "(e.g. gpt-4o-mini with OPENAI_API_KEY, anthropic/claude-3-5-haiku-latest with "
-                    "ANTHROPIC_API_KEY), a local OpenAI-compatible server with --model openai/NAME "
-                    "--api-base http://127.0.0.1:PORT/v1, or the embedded model with --model local/smollm2 (no key)."
-                ),
+                hint=f"export {missing[0]}=..., or pick a model you have a key for: {_CHOICES}.",
             )
 
     def complete(**kwargs: Any) -> Any:
         if api_base is not None:
             kwargs.update(api_base=api_base, api_key=os.environ.get("OPENAI_API_KEY") or "none")
+        kwargs.setdefault("drop_params", True)  # a provider without tool_choice still answers
         try:
             return litellm.completion(**kwargs)
         except litellm.AuthenticationError as error:
             raise ModelNotReady(
                 f"The provider refused the key for {model!r}: {first_line(error)}",
-                hint="Check the API key in the environment, or pick another model with --model.",
+                hint=f"Check the API key in the environment, or pick another model: {_CHOICES}.",
+            ) from None
+        except litellm.PermissionDeniedError as error:
+            raise ModelNotReady(
+                f"The provider refused the call to {model!r}: {first_line(error)}",
+                hint="Check the account's permissions and quota, or pick another model with --model.",
+            ) from None
+        except litellm.NotFoundError as error:  # also the embedded model's missing runtime or file
+            raise ModelNotReady(
+                f"The model {model!r} cannot be called: {first_line(error)}",
+                hint=f"Check the model name, or pick another model: {_CHOICES}.",
             ) from None
         except litellm.ContextWindowExceededError as error:
             raise ContextTooLong(f"The conversation outgrew {model!r}'s context: {first_line(error)}") from None
@@ -248,3 +310,28 @@ def litellm_complete(model: str, api_base: str | None = None) -> Complete:
             ) from None
 
     return complete
+
+
+def _check_local(model: str) -> None:
+    """The embedded model's checks, as ModelNotReady; registers the ``local/`` provider."""
+    from ..llm import local, runtime
+
+    try:
+        local.check(model.removeprefix("local/"))
+    except runtime.RuntimeMissing as error:
+        raise ModelNotReady(str(error), hint=f"Or use a hosted model: {_HOSTED}.") from None
+    except local.litellm.NotFoundError as error:
+        raise ModelNotReady(
+            f"The embedded model {model!r} cannot run: {first_line(error).removeprefix('litellm.NotFoundError: ')}",
+            hint=f"Use --model local/smollm2 or local/<path to a .gguf file>, or a hosted model: {_HOSTED}.",
+        ) from None
+    local.register()
+
+
+def _held(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool specs for a model a grammar holds to them: submit_sql's SQL as the pattern allows."""
+    held = json.loads(json.dumps(specs))
+    for spec in held:
+        if spec["function"]["name"] == "submit_sql":
+            spec["function"]["parameters"]["properties"]["sql"].update(pattern=SQL_PATTERN, maxLength=SQL_MAX_CHARS)
+    return held

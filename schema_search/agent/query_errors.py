@@ -10,26 +10,26 @@ class QueryRefused(SchemaSearchError):
     """The SQL is not one read-only query over the catalog, or the database kind is not supported."""
 
     status = 422
-    title = "Query refused"
 
 
 class QueryFailed(SchemaSearchError):
     """The database could not run the query (an error, the time limit, a refused write)."""
 
     status = 400
-    title = "Query failed"
 
 
 class RoleRefused(QueryRefused):
     """The PostgreSQL role could change something; a read-only role is needed to run queries."""
 
-    title = "Role refused"
-
 
 class QueryStopped(QueryFailed):
     """The query was stopped by a limit: time, memory or result size."""
 
-    title = "Query stopped"
+
+class ExecutionOff(SchemaSearchError):
+    """No database is configured for the catalog: the operator has not turned running queries on."""
+
+    status = 403
 
 
 def ran_too_long(timeout_s: float, hint: str) -> QueryStopped:

@@ -5,11 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
+from ..llm.providers import stdout_to_stderr
 from ..settings import Settings
 from ..workspace import Workspace
-from .output import print_rows
+from .output import confirm, print_rows
+
+if TYPE_CHECKING:
+    from ..agent.ask import Complete
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -21,52 +26,71 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     ask.add_argument("question")
     ask.add_argument("--catalog", help="catalog to write SQL for (with --corpus: also served as a collection)")
     ask.add_argument("--corpus", action="append", default=[], metavar="NAME", help="corpus to answer from; repeat for several")
-    ask.add_argument("--model", required=True, help="litellm model, e.g. gpt-4o-mini or anthropic/claude-3-5-haiku-latest; local/smollm2 runs the embedded model (no key)")
-    ask.add_argument("--api-base", help="URL of an OpenAI-compatible server, for --model openai/NAME")
-    ask.add_argument("--execute", action="store_true", help="run the SQL read-only and print the rows")
     ask.add_argument(
-        "--url", help="database URL for --execute (default: $SCHEMA_SEARCH_SOURCE_URLS, else the catalog's own)"
+        "--model",
+        help="litellm model (default: $SCHEMA_SEARCH_ASK_MODEL, else local/smollm2, the embedded model: no key, "
+        "no network, but small); e.g. gpt-4o-mini (OPENAI_API_KEY) or anthropic/claude-3-5-haiku-latest (ANTHROPIC_API_KEY)",
+    )
+    ask.add_argument("--api-base", help="URL of an OpenAI-compatible server, for --model openai/NAME")
+    ask.add_argument(
+        "--execute", action="store_true",
+        help="run the SQL read-only, after its preflight checklist: questions it leaves open are printed "
+        "(exit 3) instead of running, and a complete one runs once approved",
+    )
+    ask.add_argument(
+        "--answer", action="append", default=[], metavar="SLOT=VALUE",
+        help="with --execute: the answer to a checklist question, by slot key "
+        "(e.g. value:main.suppliers.company_name='Acme GmbH'); repeat for several",
+    )
+    ask.add_argument("--yes", action="store_true", help="with --execute: approve a complete checklist without asking")
+    ask.add_argument(
+        "--url", help="database URL for --execute (default: the config file's or $SCHEMA_SEARCH_SOURCE_URLS, else the catalog's own)"
     )
     ask.add_argument("--json", action="store_true", help="print the answer as JSON")
     ask.set_defaults(run=_ask)
 
 
 def _ask(args: argparse.Namespace, settings: Settings) -> int:
-    if args.corpus:
-        return _ask_documents(args, settings)
-    if not args.catalog:
+    if not args.corpus and not args.catalog:
         raise InvalidInput("Nothing to answer from.", hint="Give --catalog NAME (SQL) or --corpus NAME (documents).")
     from ..agent import ask as agent
-    from ..agent.execute import dialect_of, execute_sql, source_url
+
+    model = args.model or settings.ask_model
+    # The model first: an unknown provider or a missing key must not wait for a catalog or an index to load.
+    complete = agent.litellm_complete(model, args.api_base)
+    if args.corpus:
+        return _ask_documents(args, settings, model, complete)
+    from ..agent.execute import source_url
+    from ..agent.execute_tools import for_catalog
     from ..agent.table_tools import SchemaTools
 
-    # The cheap checks first: a missing key should not wait for the catalog to load.
-    complete = agent.litellm_complete(args.model, args.api_base)
     tools = SchemaTools(Workspace(settings), args.catalog)
-    execute, dialect = None, None
+    executor = None
     if args.execute:
-        configured = settings.source_urls.get(args.catalog)
-        url = source_url(tools.catalog, args.url or (configured.get_secret_value() if configured else None))
-        dialect = dialect_of(url)
-
-        def execute(sql: str):
-            return execute_sql(
-                url,
-                sql,
-                tools.catalog,
-                max_rows=settings.execute_max_rows,
-                timeout_s=settings.execute_timeout_s,
-                max_bytes=settings.execute_max_bytes,
-                memory_mb=settings.execute_process_memory_mb,
-                allow_privileged=settings.execute_allow_privileged_role,
-            )
-
-    answer = agent.ask(args.question, tools=tools, model=args.model, complete=complete, execute=execute, dialect=dialect)
-    for warning in answer.result.warnings if answer.result is not None else ():
-        print(f"warning: {warning}", file=sys.stderr)
+        url = source_url(tools.catalog, args.url or settings.execution_url(args.catalog))
+        executor = for_catalog(settings, args.catalog, tools.catalog, url=url)
+    answers = _answers(args.answer)
+    with stdout_to_stderr():  # stdout is for the answer (--json: only JSON); litellm may log there
+        answer = agent.ask(args.question, tools=tools, model=model, complete=complete,
+                           dialect=executor.dialect if executor else None)  # fmt: skip
+    status = 0
+    if executor is not None:
+        # The SQL runs only behind its checklist, and only once approved: the same path as execute_sql.
+        execution = executor.execute_sql(answer.sql, args.question, answers=answers)
+        if execution.status == "ready":
+            _print_checklist(execution, file=sys.stderr)
+            if confirm("Run this query?", args.yes):
+                execution = executor.execute_sql(answer.sql, args.question, answers=answers, approval=execution.verdict)
+            else:
+                status = 1
+        elif execution.status == "needs_answers":
+            status = 3
+        answer = answer.model_copy(update={"execution": execution, "result": execution.result})
+        for warning in answer.result.warnings if answer.result is not None else ():
+            print(f"warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
-        return 0
+        return status
     print(f"-- SQL ({answer.dialect or 'generic'}, validated{', repaired once' if answer.repaired else ''}):")
     print(answer.sql)
     print()
@@ -74,29 +98,59 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
     if answer.explanation:
         print(f"Explanation: {answer.explanation}")
     if answer.fabricated:
-        print(f"warning: the model cited IDs it was never given: {', '.join(answer.fabricated)}")
+        print(f"warning: the model cited IDs it was never given: {', '.join(answer.fabricated)}", file=sys.stderr)
     for warning in answer.warnings:
-        print(f"warning: {warning}")
+        print(f"warning: {warning}", file=sys.stderr)
+    if answer.execution is not None and answer.execution.status == "needs_answers":
+        print()
+        _print_checklist(answer.execution, file=sys.stdout)
     if answer.result is not None:
         result = answer.result
         more = f", more than {result.row_limit}: truncated" if result.truncated else ""
         print(f"\nRows ({len(result.rows)}{more}, {result.seconds:.2f} s):")
         print_rows(result.columns, result.rows)
-    return 0
+    return status
 
 
-def _ask_documents(args: argparse.Namespace, settings: Settings) -> int:
+def _answers(given: list[str]) -> dict[str, str]:
+    """``--answer SLOT=VALUE`` options as the checklist's answers."""
+    answers = {}
+    for item in given:
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip():
+            raise InvalidInput(
+                f"--answer {item!r} is not SLOT=VALUE.",
+                hint="Write the slot key the checklist printed, '=', and the answer: --answer 'time:main.orders.placed_at=November 2026, UTC'.",
+            )
+        answers[key.strip()] = value.strip()
+    return answers
+
+
+def _print_checklist(execution, file) -> None:
+    """The checklist for a person: each slot with where its value came from, then the questions left open."""
+    checklist = execution.checklist
+    print(f"-- Checklist {checklist.verdict} ({checklist.status.replace('_', ' ')}):", file=file)
+    for slot in checklist.slots:
+        if slot.kind in ("table", "column"):
+            continue  # all checked against the catalog; the tables are listed above
+        value = slot.value if slot.value is not None else "?"
+        print(f"   {slot.key} = {value}   [{slot.source or 'unknown'}]", file=file)
+    if checklist.questions:
+        print("Nothing ran. Answer these, then ask again with --answer SLOT=VALUE for each:", file=file)
+        for number, (slot, question) in enumerate(zip(checklist.unknowns, checklist.questions), 1):
+            print(f"{number}. {question}   (--answer '{slot.key}=...')", file=file)
+
+
+def _ask_documents(args: argparse.Namespace, settings: Settings, model: str, complete: Complete) -> int:
     from ..agent.answer import answer
-    from ..agent.ask import litellm_complete
     from ..agent.collection_tools import CollectionTools
     from ..agent.doc_tools import DocTools
 
-    complete = litellm_complete(args.model, args.api_base)
     workspace = Workspace(settings)
     collections = CollectionTools(workspace, args.corpus, args.catalog)
-    result = answer(
-        args.question, collections=collections, docs=DocTools(workspace, args.corpus), model=args.model, complete=complete
-    )
+    docs = DocTools(workspace, args.corpus)
+    with stdout_to_stderr():
+        result = answer(args.question, collections=collections, docs=docs, model=model, complete=complete)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return 0

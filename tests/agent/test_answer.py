@@ -26,8 +26,11 @@ ROW = re.compile(r"^(\[S[0-9a-f]+\]) \| (.+) \| (\{\{link:\d+\}\})$", re.M)
 
 
 class DocModel(ScriptedModel):
-    def __call__(self, *, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def __call__(
+        self, *, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], tool_choice: Any = None
+    ) -> dict[str, Any]:
         self.calls.append(json.loads(json.dumps(messages)))
+        self.choices.append(tool_choice)
         self.tools = {t["function"]["name"] for t in tools}
         return self.steps.pop(0)(messages)
 
@@ -112,7 +115,7 @@ def test_ask_with_a_corpus_prints_the_resolved_answer(
         lambda m: call("query_collection", {"sql": "SELECT title, url FROM documents WHERE pep = 8"}),
         lambda m: call("answer", {"text": "PEP 8 is {{link:1}}."}, "c2"),
     )
-    monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None: model)
+    monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None, **_: model)
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
     home = str(workspace.settings.home)
     assert main(["--home", home, "ask", "Link of PEP 8?", "--corpus", "peps", "--model", "scripted"]) == 0
@@ -137,3 +140,13 @@ def test_ask_takes_the_embedded_model_without_a_key(monkeypatch: pytest.MonkeyPa
     import litellm
 
     assert any(entry["provider"] == "local" for entry in litellm.custom_provider_map) and callable(complete)
+
+
+def test_a_repeated_search_makes_the_next_turn_answer(workspace: Workspace) -> None:
+    search = lambda m: call("search_docs", {"question": "walrus operator", "k": 3})  # noqa: E731
+    model = DocModel(search, search, lambda m: call("answer", {"text": "PEP 572 adds :=."}, "c3"))
+    collections, docs = tools(workspace)
+    result = answer("What does := do?", collections=collections, docs=docs, model="x", complete=model)
+    assert result.text == "PEP 572 adds :=." and result.turns == 3
+    assert model.choices == [None, None, {"type": "function", "function": {"name": "answer"}}]
+    assert model.calls[2][-1]["content"] == agent.REPEATED.format(final="answer")

@@ -86,3 +86,33 @@ def test_a_conversation_longer_than_the_context_has_its_longest_middle_turn_cut(
     assert local.fit(messages[:1], llama, budget=100) == messages[:1]
     squeezed = local.fit(messages, llama, budget=120)  # the middle alone cannot make room: the system turn is cut too
     assert squeezed[0]["content"].endswith(local.CUT) and squeezed[-1] == messages[-1]
+
+
+def test_a_required_call_is_held_to_the_offered_tools_by_a_grammar(scripted):
+    llama = scripted('<tool_call>{"name": "search_docs", "arguments": {"question": "cors"}}</tool_call>')
+    messages = [{"role": "user", "content": "cors?"}]
+    local.litellm.completion(model="local/smollm2", messages=messages, tools=[SEARCH])
+    local.litellm.completion(model="local/smollm2", messages=messages, tools=[SEARCH], tool_choice="required")
+    free, held = (params for _, params in llama.prompts)
+    assert "grammar" not in free  # "auto": a plain-text reply may be the answer
+    rules = held["grammar"]._grammar
+    assert rules.startswith('root ::= "<tool_call>" call "</tool_call>"') and '"\\"search_docs\\""' in rules
+
+
+def test_the_embedded_model_under_its_grammar_makes_a_valid_call():
+    """The real SmolLM2, one forced call: the reply is the named tool with JSON arguments (~2 s on one thread)."""
+    pytest.importorskip("llama_cpp")
+    if not local.runtime.installed():
+        pytest.skip("the embedded model is not installed")
+    local.register(threads=1)
+    submit = {"type": "function", "function": {"name": "submit_sql", "parameters": {"type": "object", "properties": {
+        "sql": {"type": "string", "pattern": '^(SELECT|WITH|select|with) [^"\\\\]*$', "maxLength": 120},
+        "explanation": {"type": "string", "maxLength": 40}}, "required": ["sql", "explanation"]}}}  # fmt: skip
+    response = local.litellm.completion(
+        model="local/smollm2", messages=[{"role": "user", "content": "How many rows does the table orders have?"}],
+        tools=[SEARCH, submit], tool_choice={"type": "function", "function": {"name": "submit_sql"}}, max_tokens=120,
+    )
+    (call,) = response.choices[0].message.tool_calls
+    arguments = json.loads(call.function.arguments)
+    assert call.function.name == "submit_sql" and arguments["sql"].upper().startswith(("SELECT ", "WITH "))
+    assert len(arguments["explanation"]) <= 40

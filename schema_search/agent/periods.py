@@ -1,0 +1,154 @@
+"""What a question says about time: relative phrases that need a reference date, and named periods.
+
+:mod:`.preflight` asks two things of a question before a time filter runs: does it
+name a period outright ("in October 2026", "Q3 2026", "2024-10-05"), so the SQL's
+dates can be checked against it, and does it use a phrase whose meaning moves with the
+calendar ("last month", "yesterday", "the last 7 days"), so someone has to say which
+day "today" is and in which time zone. Pure functions, no clock: ``today`` is always
+passed in.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import NamedTuple
+
+MONTHS = {m: i for i, names in enumerate(
+    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+     ("december", "dec")], start=1) for m in names}  # fmt: skip
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+# A month named without a year ("sales in October") leaves the year open; "may" is left out, being a verb too.
+_BARE_MONTH = "|".join(m for m in MONTHS if len(m) > 3 and m != "sept")
+_UNIT = r"(?:day|week|month|quarter|year)s?"
+RELATIVE = re.compile(
+    rf"\b(?:(?:last|this|past|previous|prior|current|next|coming)\s+(?:\d+\s+|few\s+|couple\s+of\s+)?{_UNIT}"
+    r"|yesterday|today|tonight|tomorrow|recent(?:ly)?|lately|so\s+far|to\s+date|year[\s-]to[\s-]date|ytd|mtd"
+    rf"|(?:a|one|\d+)\s+{_UNIT}\s+ago|q[1-4](?!\s*(?:of\s+)?\d{{4}})|(?:{_BARE_MONTH})(?!\w)(?!\s*(?:of\s+|,\s*)?\d{{4}}))",
+    re.IGNORECASE,
+)
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_ISO_MONTH = re.compile(r"\b(\d{4})-(\d{2})\b(?!-\d)")
+_MONTH_YEAR = re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?({_MONTH})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:\s+of|,)?\s+(\d{{4}})\b",
+                         re.IGNORECASE)  # fmt: skip
+_QUARTER = re.compile(r"\bq([1-4])(?:\s+of)?\s+(\d{4})\b|\b(\d{4})\s*-?\s*q([1-4])\b", re.IGNORECASE)
+_YEAR = re.compile(r"(?<![\d-])((?:19|20)\d{2})(?![\d-])")
+
+
+class Period(NamedTuple):
+    """A stretch of days, ``end`` exclusive, as the question named it."""
+
+    start: date
+    end: date
+    text: str
+
+    def holds(self, day: date) -> bool:
+        """``day`` lies in the period, or is its exclusive end (``placed_at < '2026-11-01'`` closes October)."""
+        return self.start <= day <= self.end
+
+
+def relative_phrases(question: str) -> list[str]:
+    """Phrases whose meaning depends on today's date.
+
+    >>> relative_phrases("Revenue of Acme last month, and orders in the past 7 days")
+    ['last month', 'past 7 days']
+    >>> relative_phrases("Revenue in October 2026"), relative_phrases("sales in October")
+    ([], ['October'])
+    """
+    return [m.group(0) for m in RELATIVE.finditer(question or "")]
+
+
+def named_periods(question: str) -> list[Period]:
+    """The periods a question names outright: ISO days and months, month names with a year,
+    quarters with a year, and years.
+
+    >>> [(p.start.isoformat(), p.end.isoformat()) for p in named_periods("revenue in October 2026")]
+    [('2026-10-01', '2026-11-01')]
+    >>> [p.text for p in named_periods("Q3 2025 versus 2024, and on 2026-01-05")]
+    ['2026-01-05', 'Q3 2025', '2024']
+    """
+    text = question or ""
+    found: list[Period] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(match: re.Match, start: date, end: date) -> None:
+        found.append(Period(start, end, match.group(0)))
+        taken.append(match.span())
+
+    for match in _ISO_DAY.finditer(text):
+        day = _day(int(match[1]), int(match[2]), int(match[3]))
+        if day:
+            add(match, day, day + timedelta(days=1))
+    for match in _ISO_MONTH.finditer(text):
+        if not _overlaps(match.span(), taken) and 1 <= int(match[2]) <= 12:
+            add(match, date(int(match[1]), int(match[2]), 1), _next_month(date(int(match[1]), int(match[2]), 1)))
+    for match in _MONTH_YEAR.finditer(text):
+        if not _overlaps(match.span(), taken):
+            first = date(int(match[2]), MONTHS[match[1].lower()], 1)
+            add(match, first, _next_month(first))
+    for match in _QUARTER.finditer(text):
+        if not _overlaps(match.span(), taken):
+            quarter, year = (int(match[1]), int(match[2])) if match[1] else (int(match[4]), int(match[3]))
+            first = date(year, 3 * quarter - 2, 1)
+            add(match, first, _next_month(_next_month(_next_month(first))))
+    for match in _YEAR.finditer(text):
+        if not _overlaps(match.span(), taken):
+            add(match, date(int(match[1]), 1, 1), date(int(match[1]) + 1, 1, 1))
+    return found
+
+
+def relative_period(phrase: str, today: date) -> Period | None:
+    """What a relative phrase means on ``today``, for the phrases with one reading; ``None`` otherwise.
+
+    >>> relative_period("last month", date(2026, 12, 2))
+    Period(start=datetime.date(2026, 11, 1), end=datetime.date(2026, 12, 1), text='last month')
+    >>> relative_period("last 7 days", date(2026, 12, 2)).start, relative_period("recently", date(2026, 12, 2))
+    (datetime.date(2026, 11, 25), None)
+    """
+    words = " ".join(phrase.lower().split())
+    month = today.replace(day=1)
+    if words in ("this month", "current month", "mtd"):
+        return Period(month, _next_month(month), phrase)
+    if words in ("last month", "previous month", "prior month"):
+        previous = (month - timedelta(days=1)).replace(day=1)
+        return Period(previous, month, phrase)
+    if words in ("this year", "current year", "ytd", "year to date", "year-to-date"):
+        return Period(date(today.year, 1, 1), date(today.year + 1, 1, 1), phrase)
+    if words in ("last year", "previous year", "prior year"):
+        return Period(date(today.year - 1, 1, 1), date(today.year, 1, 1), phrase)
+    if words == "today":
+        return Period(today, today + timedelta(days=1), phrase)
+    if words == "yesterday":
+        return Period(today - timedelta(days=1), today, phrase)
+    days = re.fullmatch(r"(?:last|past|previous) (\d+) days?", words)
+    if days:
+        return Period(today - timedelta(days=int(days[1])), today + timedelta(days=1), phrase)
+    return None
+
+
+def literal_day(literal: str) -> date | None:
+    """The first day a date literal of the SQL stands for: ``'2026-10'`` is 1 October, ``'2026'`` 1 January.
+
+    >>> literal_day("2026-10-05 12:00:00"), literal_day("2026-10"), literal_day("2026"), literal_day("paid")
+    (datetime.date(2026, 10, 5), datetime.date(2026, 10, 1), datetime.date(2026, 1, 1), None)
+    """
+    match = re.match(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[ T].*)?$", literal.strip())
+    if not match:
+        return None
+    return _day(int(match[1]), int(match[2] or 1), int(match[3] or 1))
+
+
+def _day(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _next_month(first: date) -> date:
+    return date(first.year + first.month // 12, first.month % 12 + 1, 1)
+
+
+def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in taken)

@@ -1,0 +1,349 @@
+"""The assumptions a query makes, as slots: what the SQL takes for granted before it runs.
+
+:func:`slots` lists, from the parse tree of a query that
+:func:`~schema_search.agent.sqlcheck.validate_sql` accepted, one slot per table it reads,
+per column it names, per literal it compares a column with, per time filter (and per use
+of the database's clock), and one for the row limit. :mod:`.preflight` then looks each
+slot's value up (the question, the operator's instructions, defaults, the database, the
+conversation) and turns the slots it cannot fill into questions for the user.
+
+Everything is read off sqlglot's tree, never by matching the SQL text, and column
+references are resolved through aliases, CTEs and derived tables to
+``schema.table.column``, so two spellings of one filter give one key. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import sqlglot
+from pydantic import BaseModel, Field
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from ..tables.catalog import Catalog, Table
+from .functions import function_name
+from .sqlcheck import _Resolver  # the same table resolution validate_sql used, so a slot names the table it checked
+
+SlotKind = Literal["table", "column", "value", "time", "limit"]
+SlotSource = Literal["catalog", "question", "instructions", "defaults", "database", "conversation"]
+
+_COMPARISONS: dict[type, str] = {
+    exp.EQ: "=", exp.NullSafeEQ: "=", exp.NEQ: "<>", exp.NullSafeNEQ: "<>", exp.GT: ">", exp.GTE: ">=",
+    exp.LT: "<", exp.LTE: "<=", exp.Like: "like", exp.ILike: "ilike",
+}  # fmt: skip
+# The operator seen from the other side: `3 < price` is `price > 3`.
+_FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
+# Nodes whose value is the database's idea of now, in its own time zone.
+_CLOCK_NODES = (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentTime, exp.CurrentDatetime, exp.CurrentTimestampLTZ)
+_CLOCK_FUNCTIONS = frozenset({"now", "today", "getdate", "sysdate", "localtimestamp", "localtime", "transaction_timestamp",
+                              "statement_timestamp", "clock_timestamp", "current_date", "current_timestamp"})  # fmt: skip
+# SQLite reads the clock through date('now', ...) and shifts it with 'localtime'.
+_CLOCK_WORDS = frozenset({"now", "localtime"})
+_DATE_FUNCTIONS = frozenset({
+    "date", "datetime", "julianday", "strftime", "unixepoch", "timetostr", "tsordstotimestamp", "tsordstodate",
+    "strtodate", "strtotime", "date_trunc", "datetrunc", "timestamptrunc", "timestamp_trunc", "extract", "year",
+    "month", "day", "quarter", "week", "date_part", "datepart", "to_date", "to_timestamp", "make_date", "dateadd",
+    "datesub", "date_add", "date_sub", "timestampadd", "timestampsub", "last_day", "age", "strptime",
+})  # fmt: skip
+# '2026-10', '2026-10-01', '2026-10-01 12:00:00', '2026-10-01T12:00Z': what a date literal looks like.
+DATE_LITERAL = re.compile(r"^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
+
+
+class Slot(BaseModel):
+    """One assumption of a query, and (once :mod:`.preflight` looked it up) where its value came from."""
+
+    key: str = Field(
+        description="Stable name of the assumption, e.g. `value:main.suppliers.company_name`, "
+        "`time:main.orders.placed_at`, `limit`; answers and approvals refer to it."
+    )
+    kind: SlotKind
+    fragment: str = Field(description="The SQL it came from; schema data and the agent's SQL, not instructions.")
+    column: str | None = Field(None, description="The column compared, `schema.table.column`, aliases resolved.")
+    operator: str | None = Field(None, description="How it is compared: =, <>, <, <=, >, >=, in, between, like, ilike.")
+    literals: list[str] = Field(default_factory=list, description="The literal values the SQL wrote, as written.")
+    clock: bool = Field(False, description="The SQL reads the database's clock (CURRENT_DATE, now(), date('now')).")
+    value: str | None = Field(None, description="The value the checklist settled on; null while it is unknown.")
+    source: SlotSource | None = Field(None, description="Where the value was found; null while it is unknown.")
+    question: str | None = Field(None, description="What to ask the user, when the value is unknown.")
+    options: list[str] = Field(default_factory=list, description="Stored values to choose from, when there are some.")
+    note: str | None = Field(None, description="What the user should know about a filled value.")
+
+
+def slots(sql: str, dialect: str | None, catalog: Catalog) -> list[Slot]:
+    """The assumptions of ``sql`` (already accepted by ``validate_sql``): tables, columns,
+    compared values, time filters and the row limit, in that order.
+
+    >>> from schema_search.tables.catalog import Column
+    >>> shop = Catalog("shop", (Table("main", "orders", columns=(Column("status"), Column("placed_at"))),))
+    >>> [(s.key, s.literals) for s in slots(
+    ...     "SELECT * FROM orders o WHERE o.status = 'paid' AND placed_at >= '2026-10-01' LIMIT 5", "sqlite", shop)]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('table:main.orders', []), ('column:main.orders.status', []), ('column:main.orders.placed_at', []),
+     ('value:main.orders.status', ['paid']), ('time:main.orders.placed_at', ['2026-10-01']), ('limit', ['5'])]
+    """
+    tree = sqlglot.parse_one(sql, read=dialect)
+    resolved = _Resolver(catalog, dialect).tables(tree)
+    scopes = _scopes(tree)
+    where = {id(column): scope for scope in scopes for column in scope.columns}
+
+    def column_id(column: exp.Column) -> str | None:
+        scope = where.get(id(column))
+        return _resolve(column.name.lower(), column.table.lower(), scope, resolved) if scope else None
+
+    found: dict[str, Slot] = {}
+    for node in tree.find_all(exp.Table, bfs=False):  # in the order the SQL reads
+        table = resolved.get(id(node))
+        if table is not None:
+            key = f"table:{table.id}"
+            found.setdefault(key, Slot(key=key, kind="table", fragment=node.sql(dialect=dialect), value=table.id))
+    for column in tree.find_all(exp.Column, bfs=False):
+        cid = column_id(column)
+        if cid is not None:
+            key = f"column:{cid}"
+            found.setdefault(key, Slot(key=key, kind="column", fragment=column.sql(dialect=dialect), column=cid, value=cid))
+    compared: list[Slot] = []
+    covered: set[int] = set()
+    for node in tree.find_all(*_COMPARISONS, exp.In, exp.Between, bfs=False):
+        made = _compared(node, dialect, column_id)
+        if made:
+            compared += made
+            covered.update(id(n) for n in node.walk())
+    compared += [_clock_slot(node, dialect) for node in tree.walk(bfs=False)
+                 if id(node) not in covered and _is_clock(node) and not _inside_clock(node)]  # fmt: skip
+    for slot in _merged_times(_numbered(compared)):
+        found[slot.key] = slot
+    limit = _limit(tree, dialect)
+    found[limit.key] = limit
+    return list(found.values())
+
+
+# -- columns through aliases, CTEs and derived tables ---------------------------------
+
+
+def _scopes(tree: exp.Expression) -> list[Scope]:
+    try:
+        return list(traverse_scope(tree))
+    except (SqlglotError, KeyError, AttributeError, TypeError, ValueError):
+        return []  # validate_sql let it through with a warning; its columns keep their written names
+
+
+def _resolve(name: str, alias: str, scope: Scope, resolved: dict[int, Table], depth: int = 0) -> str | None:
+    """``schema.table.column`` of a column named ``alias.name`` (or bare ``name``) in ``scope``."""
+    if depth > 16:
+        return None
+    source = _source(scope, alias, name, resolved)
+    if isinstance(source, exp.Table):
+        table = resolved.get(id(source))
+        column = table.column(name) if table is not None else None
+        return f"{table.id}.{column.name.lower()}" if column is not None else None
+    if isinstance(source, Scope) and isinstance(source.expression, exp.Select):
+        for select in source.expression.selects:
+            if select.alias_or_name.lower() == name:
+                inner = select.this if isinstance(select, exp.Alias) else select
+                if isinstance(inner, exp.Column):  # a pass-through column: follow it down
+                    return _resolve(inner.name.lower(), inner.table.lower(), source, resolved, depth + 1)
+    return None
+
+
+def _source(scope: Scope, alias: str, name: str, resolved: dict[int, Table]) -> exp.Expression | Scope | None:
+    """What a column reads from: the source its qualifier names, or the one source (this
+    scope first, then the enclosing ones, for a correlated subquery) that has the column."""
+    while scope is not None:
+        if alias:
+            if alias in scope.sources:
+                return scope.sources[alias]
+        else:
+            holders = [source for _, source in scope.selected_sources.values() if name in _columns(source, resolved)]
+            if len(holders) == 1:
+                return holders[0]
+            if holders:
+                return None
+        scope = scope.parent
+    return None
+
+
+def _columns(source: exp.Expression | Scope, resolved: dict[int, Table]) -> set[str]:
+    if isinstance(source, exp.Table):
+        table = resolved.get(id(source))
+        return {c.name.lower() for c in table.columns} if table is not None else set()
+    if isinstance(source, Scope) and isinstance(source.expression, exp.Query):
+        return {n.lower() for n in source.expression.named_selects}
+    return set()
+
+
+# -- comparisons ---------------------------------------------------------------------
+
+
+def _compared(node: exp.Expression, dialect: str | None, column_id) -> list[Slot]:
+    """The slots of one comparison of a column with values; none when it compares two columns."""
+    negated = "not " if isinstance(node.parent, exp.Not) else ""
+    fragment = (node.parent if negated else node).sql(dialect=dialect)
+    if isinstance(node, exp.In):
+        if node.args.get("query") or node.args.get("unnest") or node.args.get("field"):
+            return []
+        column = _the_column(node.this)
+        values = [_literal(e, dialect) for e in node.expressions]
+        if column is None or any(v is None for v in values):
+            return []
+        return [_slot(column, negated + "in", [v], fragment, dialect, column_id, node.this) for v in values]
+    if isinstance(node, exp.Between):
+        column = _the_column(node.this)
+        low, high = _literal(node.args["low"], dialect), _literal(node.args["high"], dialect)
+        if column is None or low is None or high is None:
+            return []
+        slot = _slot(column, negated + "between", [low, high], fragment, dialect, column_id, node.this,
+                     clock=_reads_clock(node))  # fmt: skip
+        if slot.kind == "time":
+            return [slot]
+        return [slot.model_copy(update={"literals": [low]}), slot.model_copy(update={"literals": [high]})]
+    operator = _COMPARISONS[type(node)]
+    left, right = node.this, node.expression
+    if _the_column(left) is None and _the_column(right) is not None:
+        left, right = right, left
+        operator = _FLIPPED.get(operator, operator)
+    column = _the_column(left)
+    if column is None or right.find(exp.Column) is not None or right.find(exp.Query) is not None:
+        return []
+    clock = _reads_clock(right)
+    value = _literal(right, dialect)
+    literals = [value] if value is not None else [v for v in _string_literals(right) if DATE_LITERAL.match(v)]
+    kind_hint = "time" if clock or value is None and _is_date_expression(right) else None
+    return [_slot(column, negated + operator, literals, fragment, dialect, column_id, left, clock=clock, kind=kind_hint)]
+
+
+def _slot(
+    column: exp.Column,
+    operator: str,
+    literals: list[str],
+    fragment: str,
+    dialect: str | None,
+    column_id,
+    side: exp.Expression,
+    *,
+    clock: bool = False,
+    kind: str | None = None,
+) -> Slot:
+    cid = column_id(column) or column.sql(dialect=dialect).lower()
+    datey = _is_date_expression(side) or any(DATE_LITERAL.match(v) for v in literals)
+    kind = kind or ("time" if clock or datey else "value")
+    key = f"{kind}:{cid}"
+    return Slot(key=key, kind=kind, fragment=fragment, column=cid, operator=operator, literals=literals, clock=clock)
+
+
+def _the_column(side: exp.Expression) -> exp.Column | None:
+    """The one column a comparison's side is about (``lower(s.name)``, ``strftime('%Y', o.placed_at)``)."""
+    if side.find(exp.Query) is not None:
+        return None
+    columns = list(side.find_all(exp.Column))
+    names = {c.sql().lower() for c in columns}
+    return columns[0] if len(names) == 1 else None
+
+
+def _literal(node: exp.Expression, dialect: str | None) -> str | None:
+    """The value of a plain literal (through parentheses, casts and a minus sign), as written."""
+    while isinstance(node, (exp.Paren, exp.Cast)):
+        node = node.this
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        return "-" + node.this.name
+    if isinstance(node, exp.Literal):
+        return node.name
+    if isinstance(node, exp.Boolean):
+        return node.sql(dialect=dialect)
+    return None
+
+
+def _string_literals(node: exp.Expression) -> list[str]:
+    return [literal.name for literal in node.find_all(exp.Literal) if literal.is_string]
+
+
+def _is_date_expression(node: exp.Expression) -> bool:
+    """Whether a side computes a date: a date function, an interval, a cast to a date type."""
+    for part in node.walk():
+        if isinstance(part, exp.Interval):
+            return True
+        if isinstance(part, exp.Cast) and part.to.is_type(*exp.DataType.TEMPORAL_TYPES):
+            return True
+        if isinstance(part, exp.Func) and not isinstance(part, exp.Connector) and function_name(part) in _DATE_FUNCTIONS:
+            return True
+        if isinstance(part, (exp.Extract, exp.TimeToStr, exp.Date, exp.TsOrDsToDate, exp.TsOrDsToTimestamp)):
+            return True
+    return False
+
+
+def _reads_clock(node: exp.Expression) -> bool:
+    """Whether ``node`` (or anything in it) asks the database what time it is."""
+    return any(_is_clock(part) for part in node.walk())
+
+
+def _inside_clock(node: exp.Expression) -> bool:
+    """A clock expression inside another (``date(datetime('now'))``) is reported once, for the outer one."""
+    parent = node.parent
+    while parent is not None:
+        if _is_clock(parent):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _is_clock(node: exp.Expression) -> bool:
+    if isinstance(node, _CLOCK_NODES):
+        return True
+    if isinstance(node, exp.Func) and not isinstance(node, exp.Connector):
+        if function_name(node) in _CLOCK_FUNCTIONS:
+            return True
+        return any(isinstance(a, exp.Literal) and a.is_string and a.name.lower() in _CLOCK_WORDS
+                   for a in [node.this, *node.expressions] if isinstance(a, exp.Expression))  # fmt: skip
+    return False
+
+
+def _clock_slot(node: exp.Expression, dialect: str | None) -> Slot:
+    return Slot(key="time:clock", kind="time", fragment=node.sql(dialect=dialect), clock=True)
+
+
+def _numbered(compared: list[Slot]) -> list[Slot]:
+    """Value slots of one column compared several times get keys ``...#2``, ``...#3`` in SQL order."""
+    seen: dict[str, int] = {}
+    out = []
+    for slot in compared:
+        if slot.kind == "value":
+            seen[slot.key] = seen.get(slot.key, 0) + 1
+            if seen[slot.key] > 1:
+                slot = slot.model_copy(update={"key": f"{slot.key}#{seen[slot.key]}"})
+        out.append(slot)
+    return out
+
+
+def _merged_times(compared: list[Slot]) -> list[Slot]:
+    """One time slot per column: ``placed_at >= '2026-10-01' AND placed_at < '2026-11-01'`` is one period."""
+    merged: dict[str, Slot] = {}
+    out: list[Slot] = []
+    for slot in compared:
+        if slot.kind != "time":
+            out.append(slot)
+            continue
+        first = merged.get(slot.key)
+        if first is None:
+            merged[slot.key] = slot
+            out.append(slot)
+            continue
+        first.fragment = f"{first.fragment} AND {slot.fragment}" if slot.fragment not in first.fragment else first.fragment
+        first.literals += [v for v in slot.literals if v not in first.literals]
+        first.clock = first.clock or slot.clock
+        first.operator = first.operator if first.operator == slot.operator else "range"
+    return out
+
+
+def _limit(tree: exp.Expression, dialect: str | None) -> Slot:
+    limit = tree.args.get("limit")
+    if isinstance(limit, exp.Limit):
+        count = limit.expression
+    elif isinstance(limit, exp.Fetch):
+        count = limit.args.get("count")
+    else:
+        return Slot(key="limit", kind="limit", fragment="")
+    literal = _literal(count, dialect) if count is not None else None
+    shown = literal if literal is not None else (count.sql(dialect=dialect) if count is not None else "")
+    return Slot(key="limit", kind="limit", fragment=limit.sql(dialect=dialect), literals=[shown] if shown else [])

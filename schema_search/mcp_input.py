@@ -6,6 +6,10 @@ decodes it to a ``str`` that cannot be written back out), or values nested past
 :data:`MAX_DEPTH`, become a tool error that says why. Over stdio, :func:`serve_stdio`
 also answers a request whose line the SDK cannot parse at all, which it would drop,
 leaving the client waiting.
+
+An argument the input schema refuses (``k: "abc"``, ``k: 1000``, a missing question) is
+answered by :func:`argument_error` in words: which argument, what was wrong with it, and
+what it takes; not the validator's dump that names an internal model.
 """
 
 from __future__ import annotations
@@ -168,3 +172,79 @@ def _envelope(line: str) -> tuple[dict[str, Any] | None, int]:
     except ValueError:
         return None, deepest
     return (top if isinstance(top, dict) else None), deepest
+
+
+def argument_error(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:
+    """What is wrong with a call's arguments, argument by argument, and what each takes (from ``schema``).
+
+    >>> from pydantic import BaseModel, Field
+    >>> class Arguments(BaseModel):
+    ...     question: str
+    ...     k: int | None = Field(None, ge=1, le=100, description="How many tables at most.")
+    >>> try:
+    ...     Arguments.model_validate({"k": "abc"})
+    ... except ValidationError as error:
+    ...     print(argument_error("search_tables", error, Arguments.model_json_schema()))
+    search_tables: the argument question is missing; it takes text. The argument k is not accepted ("abc": input should be a valid integer, unable to parse string as an integer); it takes a whole number from 1 to 100, or null. k: How many tables at most.
+    """
+    properties = schema.get("properties", {})
+    parts = []
+    for problem in error.errors(include_url=False):
+        name = str(problem["loc"][0]) if problem["loc"] else ""
+        if name not in properties:
+            parts.append(f"The arguments are not accepted: {_lower(problem['msg'])}.")
+            continue
+        prop = properties[name]
+        described = f" {name}: {prop['description'].rstrip('.')}." if prop.get("description") else ""
+        if problem["type"] == "missing":
+            parts.append(f"The argument {name} is missing; it takes {_accepted(prop)}.{described}")
+        else:
+            got = _value(problem.get("input"))
+            parts.append(
+                f"The argument {name} is not accepted ({got}: {_lower(problem['msg'])}); "
+                f"it takes {_accepted(prop)}.{described}"
+            )
+    text = " ".join(dict.fromkeys(parts))
+    return f"{tool}: {text[0].lower()}{text[1:]}" if text else f"{tool}: the arguments are not accepted."
+
+
+def _accepted(prop: dict[str, Any]) -> str:
+    """What a JSON-schema property accepts, in words.
+
+    >>> _accepted({"anyOf": [{"type": "integer", "minimum": 1, "maximum": 100}, {"type": "null"}]})
+    'a whole number from 1 to 100, or null'
+    >>> _accepted({"enum": ["ids", "urls"], "type": "string"}), _accepted({"type": "object"})
+    ("one of 'ids', 'urls'", 'a JSON object')
+    """
+    options = prop.get("anyOf") or [prop]
+    kinds = [_kind(option) for option in options if option.get("type") != "null"]
+    nullable = any(option.get("type") == "null" for option in options)
+    return " or ".join(dict.fromkeys(k for k in kinds if k)) + (", or null" if nullable else "") or "a value"
+
+
+def _kind(option: dict[str, Any]) -> str:
+    if "enum" in option:
+        return "one of " + ", ".join(repr(v) for v in option["enum"])
+    kind = option.get("type")
+    if kind in ("integer", "number"):
+        noun = "a whole number" if kind == "integer" else "a number"
+        low, high = option.get("minimum"), option.get("maximum")
+        if low is not None and high is not None:
+            return f"{noun} from {low} to {high}"
+        if low is not None or high is not None:
+            return f"{noun} of at {'least' if low is not None else 'most'} {low if low is not None else high}"
+        return noun
+    return {"string": "text", "boolean": "true or false", "object": "a JSON object", "array": "a list"}.get(kind, "")
+
+
+def _value(value: Any) -> str:
+    """A refused value as it can stand in a message: JSON, at most 60 characters."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def _lower(message: str) -> str:
+    return message[:1].lower() + message[1:]

@@ -2,19 +2,22 @@
 against this class by the tests.
 
 Values come from arguments, then ``SCHEMA_SEARCH_*`` environment variables, then the
-defaults below. Nothing deeper in the code reads the environment: settings are passed
-down.
+config file's top-level keys (:mod:`.config`), then the defaults below. Nothing deeper
+in the code reads the environment: settings are passed down.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, get_args
 
 import platformdirs
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, TypeAdapter, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from .config import ConfigError, Sources, find_config, load_config, unknown_key
 from .core.embedders import default_model_cache
 
 
@@ -26,6 +29,16 @@ class Settings(BaseSettings):
     # hide_input_in_errors: a malformed SCHEMA_SEARCH_SOURCE_URLS must not print its passwords.
     model_config = SettingsConfigDict(env_prefix="SCHEMA_SEARCH_", extra="ignore", hide_input_in_errors=True)
 
+    config_file: Path | None = Field(
+        None,
+        # SCHEMA_SEARCH_CONFIG is the short name; the field's own name works too, as for every setting.
+        validation_alias=AliasChoices("config_file", "schema_search_config", "schema_search_config_file"),
+        description=(
+            "TOML file naming the catalogs and corpora to serve (with database URLs and the operator's "
+            "instructions) and settings by field name; default: `./schema-search.toml` when it exists. "
+            "Also read from `SCHEMA_SEARCH_CONFIG`."
+        ),
+    )
     home: Path = Field(
         default_factory=_default_home,
         description="Data directory holding one folder per catalog and per corpus (their index generations).",
@@ -298,6 +311,44 @@ class Settings(BaseSettings):
         ),
     )
 
+    _sources: Sources = PrivateAttr(default_factory=Sources)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # After the environment: an exported variable overrides what the file says.
+        return init_settings, env_settings, dotenv_settings, file_secret_settings, ConfigFileSource(settings_cls)
+
+    def model_post_init(self, context: Any) -> None:
+        # The file's path was settled by the sources (given, or found in the working directory).
+        if self.config_file is not None:
+            self._sources = load_config(self.config_file).sources
+
+    @property
+    def sources(self) -> Sources:
+        """The catalogs and corpora the config file names (none without one)."""
+        return self._sources
+
+    def execution_url(self, catalog: str) -> str | None:
+        """The database URL, password filled in, that queries on ``catalog`` run against; ``None``: none configured.
+
+        ``source_urls`` (a setting, so from arguments, the environment or the file) wins over the
+        catalog's table in the config file: the explicit override.
+
+        Raises:
+            ConfigError: the password's environment variable is unset or its file unreadable.
+        """
+        if catalog in self.source_urls:
+            return self.source_urls[catalog].get_secret_value()
+        source = self.sources.catalogs.get(catalog)
+        return source.execution_url(os.environ) if source is not None else None
+
     def docs_weights(self) -> dict[str, float]:
         """Fusion weight per documents channel."""
         return {"headings": self.docs_weight_headings, "body": self.docs_weight_body, "dense": self.docs_weight_dense}
@@ -312,3 +363,58 @@ class Settings(BaseSettings):
             "values": self.weight_values,
             "dense": self.weight_dense,
         }
+
+
+class ConfigFileSource(PydanticBaseSettingsSource):
+    """The config file's top-level keys, checked one by one so that an error names the file and the key.
+
+    Paths in it are read from the file's folder. Secrets (``SecretStr`` settings) are refused:
+    they belong in the environment, and database passwords in ``password_env``/``password_file``.
+    """
+
+    def __call__(self) -> dict[str, Any]:
+        path = find_config(self.current_state.get("config_file"), Path.cwd())
+        if path is None:
+            return {}
+        config = load_config(path)
+        fields = {name: f for name, f in self.settings_cls.model_fields.items() if name != "config_file"}
+        values: dict[str, Any] = {"config_file": path}
+        for key, value in config.settings.items():
+            if key not in fields:
+                raise unknown_key(path, key, [*fields, "catalogs", "corpora"])
+            values[key] = _checked(path, key, fields[key], value)
+        return values
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # unused: __call__ reads the whole file at once
+
+
+def _checked(path: Path, key: str, field: FieldInfo, value: Any) -> Any:
+    if _holds_secret(field.annotation):
+        raise ConfigError(
+            f"The config file {path} sets {key}, a secret.",
+            hint=f"Set SCHEMA_SEARCH_{key.upper()} in the environment instead"
+            + (", or give each catalog a url with password_env/password_file." if key == "source_urls" else "."),
+        )
+    try:
+        # The field's bounds (ge=, le=) too: the file is held to what the environment is.
+        checked = TypeAdapter(Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation)
+        checked = checked.validate_python(value)
+    except ValidationError as error:
+        problem = error.errors(include_url=False)[0]["msg"]
+        raise ConfigError(
+            f"The config file {path} sets {key} = {value!r}: {problem}.",
+            hint=f"{field.description} (README, Configuration: SCHEMA_SEARCH_{key.upper()}).",
+        ) from None
+    if isinstance(checked, Path) and not checked.expanduser().is_absolute():
+        return (path.parent / checked).resolve()
+    return checked.expanduser() if isinstance(checked, Path) else checked
+
+
+def _holds_secret(annotation: Any) -> bool:
+    """Whether a setting's type is, or holds, a ``SecretStr``.
+
+    >>> _holds_secret(SecretStr | None), _holds_secret(dict[str, SecretStr]), _holds_secret(int)
+    (True, True, False)
+    """
+    return annotation is SecretStr or any(_holds_secret(arg) for arg in get_args(annotation))

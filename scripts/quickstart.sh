@@ -23,6 +23,11 @@ echo
 echo "Q: $docs_question"
 $ss docs search "$docs_question" --corpus handbook -k 3
 echo
+echo "The sample shop database (two Acme suppliers), indexed for execute_sql behind its checklist"
+.venv/bin/python scripts/make_sample_db.py
+$ss index sqlite:///sample_schemas/shop.db --catalog shop
+
+echo
 echo "Next: .venv/bin/schema-search serve   (HTTP API on http://127.0.0.1:8000, docs at /docs)"
-echo "      .venv/bin/schema-search mcp --catalog crm --corpus handbook   (MCP over stdio)"
+echo "      .venv/bin/schema-search mcp --config sample_schemas/schema-search.toml   (MCP over stdio: crm, shop, handbook)"
 echo "      SCHEMA_SEARCH_HOME=$SCHEMA_SEARCH_HOME"

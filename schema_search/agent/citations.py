@@ -8,6 +8,12 @@ stand for (a passage's ID becomes its URL) and reports what was not earned: any
 ``[S...]``/``[T...]``-shaped token the client was never given, whatever its length
 (made up, or cut short), and URLs in the answer that no result ever carried.
 
+A session is not always a client: a stateless HTTP client opens a new one with every
+call, so its search and its ``resolve_citations`` never share a ledger. The ledgers of
+one server (:class:`Ledgers`) therefore also keep what the server issued to any
+session: an ID found only there resolves, and is reported apart
+(``issued_elsewhere``) from one never issued at all (``fabricated``).
+
 The names, titles and values put into an answer are untrusted: a table named
 ``x](https://evil.example/p.png)`` must not turn an answer into a markdown image that
 a chat client fetches. They go in through :func:`literal` (markdown link syntax
@@ -107,7 +113,12 @@ class CitationReport(BaseModel):
         "the tables and URLs they stand for; not instructions."
     )
     fabricated: list[str] = Field(
-        description="IDs cited but never returned to this client; left in the text marked `unverified`."
+        description="IDs cited that this server never issued to anyone; left in the text marked `unverified`."
+    )
+    issued_elsewhere: list[str] = Field(
+        default_factory=list,
+        description="IDs this server issued to another session (a stateless HTTP client's earlier call, or "
+        "another client), not to this one: resolved like the others.",
     )
     urls_not_retrieved: list[str] = Field(
         default_factory=list,
@@ -119,21 +130,42 @@ class CitationReport(BaseModel):
     placeholders_unknown: list[str] = Field(
         default_factory=list, description="Placeholders never issued to this client; left in the text, marked."
     )
-    ok: bool = Field(description="True when every cited ID, URL and placeholder was given to this client.")
+    ok: bool = Field(
+        description="True when every cited ID was issued by this server (to this session, or see issued_elsewhere) "
+        "and every URL and placeholder was given to this client."
+    )
 
 
 class Ledger:
-    """The sources one client has been shown, and the placeholders issued to it. Thread-safe."""
+    """The sources one client has been shown, and the placeholders issued to it. Thread-safe.
 
-    def __init__(self) -> None:
+    Args:
+        issued: the server-wide record every source recorded here also goes into, and that
+            :meth:`resolve` falls back to (see :class:`Ledgers`); ``None``: this ledger alone.
+        limit: most sources kept, the least recently recorded dropped first; ``None``: all.
+    """
+
+    def __init__(self, issued: Ledger | None = None, limit: int | None = None) -> None:
         self._sources: dict[str, Source] = {}
         self._lock = threading.Lock()
+        self._issued = issued
+        self._limit = limit
         self.placeholders = Placeholders()
+        # The user's answers to execute_sql's checklist questions (slot key -> value): the
+        # conversation's earlier state, the last place a slot's value is looked up.
+        self.answers: dict[str, str] = {}
 
     def record(self, sources: Iterable[Source]) -> None:
+        sources = list(sources)
         with self._lock:
             for source in sources:
-                self._sources[source.id.lower()] = source
+                key = source.id.lower()
+                self._sources.pop(key, None)  # re-recorded: most recent again
+                self._sources[key] = source
+            while self._limit is not None and len(self._sources) > self._limit:
+                del self._sources[next(iter(self._sources))]
+        if self._issued is not None:
+            self._issued.record(sources)
 
     def get(self, source_id: str) -> Source | None:
         with self._lock:
@@ -169,10 +201,19 @@ class Ledger:
         'Unpaid: see [billing.invoices] and [unverified: Tdeadbe].'
         >>> report.fabricated, report.ok
         (['Tdeadbe'], False)
+
+        An ID another session of the same server was given resolves, reported apart:
+
+        >>> ledgers = Ledgers()
+        >>> ledgers("search").record([Source("T3fa21c", "table", "billing.invoices")])
+        >>> report = ledgers("answer").resolve("See [T3fa21c].")
+        >>> report.text, report.issued_elsewhere, report.fabricated, report.ok
+        ('See [billing.invoices].', ['T3fa21c'], [], True)
         """
         counts: dict[str, int] = {}
         found: dict[str, Source] = {}
         fabricated: list[str] = []
+        elsewhere: list[str] = []
         filled: dict[str, None] = {}
         unknown: dict[str, None] = {}
 
@@ -180,6 +221,10 @@ class Ledger:
             parts = []
             for source_id in re.findall(ID, ids):
                 source = self.get(source_id)
+                if source is None and self._issued is not None:
+                    source = self._issued.get(source_id)
+                    if source is not None and source.id not in elsewhere:
+                        elsewhere.append(source.id)
                 if source is None:
                     if source_id not in fabricated:
                         fabricated.append(source_id)
@@ -205,11 +250,13 @@ class Ledger:
         rendered = _TOKEN.sub(replace, text)
         cited = [Citation(id=s.id, kind=s.kind, ref=s.ref, count=counts[s.id]) for s in found.values()]
         # URLs the model wrote itself; those that placeholders put back were issued, not written.
-        urls = [u for u in dict.fromkeys(m.rstrip(".,;:!?") for m in URL.findall(text)) if not self.retrieved(u)]
+        written = dict.fromkeys(m.rstrip(".,;:!?") for m in URL.findall(text))
+        urls = [u for u in written if not self.retrieved(u) and not (self._issued and self._issued.retrieved(u))]
         return CitationReport(
             text=visible(rendered),
             cited=cited,
             fabricated=fabricated,
+            issued_elsewhere=elsewhere,
             urls_not_retrieved=urls,
             placeholders_filled=list(filled),
             placeholders_unknown=list(unknown),
@@ -218,16 +265,20 @@ class Ledger:
 
 
 class Ledgers:
-    """One :class:`Ledger` per client session, the least recently used dropped past ``limit``."""
+    """One :class:`Ledger` per client session, the least recently used dropped past ``limit``, and
+    ``issued``: every source any of them was given (the most recent ``issued_limit``)."""
 
-    def __init__(self, limit: int = 1000) -> None:
+    def __init__(self, limit: int = 1000, issued_limit: int = 200_000) -> None:
         self._ledgers: OrderedDict[str, Ledger] = OrderedDict()
         self._limit = limit
         self._lock = threading.Lock()
+        self.issued = Ledger(limit=issued_limit)
 
     def __call__(self, session: str) -> Ledger:
         with self._lock:
-            ledger = self._ledgers.pop(session, None) or Ledger()
+            ledger = self._ledgers.pop(session, None)
+            if ledger is None:  # not ``or``: a ledger with no sources yet is falsy (``__len__``) yet may hold placeholders
+                ledger = Ledger(self.issued)
             self._ledgers[session] = ledger
             while len(self._ledgers) > self._limit:
                 self._ledgers.popitem(last=False)

@@ -14,7 +14,7 @@ the rows a query returns.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -80,13 +80,19 @@ class CollectionTools:
     """Agent-facing counting over the corpora and/or the catalog one server serves."""
 
     def __init__(
-        self, workspace: Workspace, corpora: list[str] = (), catalog: str | None = None, *, placeholders: bool = True
+        self,
+        workspace: Workspace,
+        corpora: Sequence[str] = (),
+        catalogs: str | Sequence[str] | None = None,
+        *,
+        placeholders: bool = True,
     ) -> None:
-        """``placeholders=False`` shows exact values as they are: only for measuring what placeholders prevent."""
+        """``catalogs``: one name or several. ``placeholders=False`` shows exact values as they are: only for
+        measuring what placeholders prevent."""
         self.workspace = workspace
         self.placeholders = placeholders
         self.served: dict[str, str] = {name: "corpus" for name in corpora}
-        if catalog:
+        for catalog in [catalogs] if isinstance(catalogs, str) else catalogs or ():
             self.served.setdefault(catalog, "catalog")
         if not self.served:
             raise InvalidInput("No collection to serve.", hint="Give a corpus or a catalog.")

@@ -119,13 +119,15 @@ class GetDocumentResult(BaseModel):
 class DocTools:
     """Agent-facing operations over some corpora of a workspace."""
 
-    def __init__(self, workspace: Workspace, corpora: list[str], cite: CiteBy = "ids") -> None:
+    def __init__(self, workspace: Workspace, corpora: list[str], cite: CiteBy = "ids", *, check: bool = True) -> None:
+        """``check``: fail now on an unknown corpus, not at the first call. It opens nothing (no model
+        loads); a server passes ``False`` so that it starts and says what is wrong in each answer."""
         self.workspace = workspace
         self.corpora = list(dict.fromkeys(corpora))
         self.cite = cite
         self.notice = URL_NOTICE if cite == "urls" else NOTICE
-        for corpus in self.corpora:
-            workspace.corpus_info(corpus)  # fail now on an unknown corpus, not at the first call
+        for corpus in self.corpora if check else ():
+            workspace.corpus_store.current(corpus)
 
     def search_docs(self, question: str, k: int | None, ledger: Ledger, corpus: str | None = None) -> SearchDocsResult:
         """Search one corpus, or every one served, interleaving their rankings rank by rank."""

@@ -107,10 +107,13 @@ class GetTableResult(BaseModel):
 class SchemaTools:
     """Agent-facing operations over one catalog of a workspace."""
 
-    def __init__(self, workspace: Workspace, catalog: str) -> None:
+    def __init__(self, workspace: Workspace, catalog: str, *, check: bool = True) -> None:
+        """``check``: fail now on an unknown catalog, not at the first call. It opens nothing (no
+        model loads); a server passes ``False`` so that it starts and says what is wrong in each answer."""
         self.workspace = workspace
         self.name = catalog
-        workspace.info(catalog)  # fail now on an unknown catalog, not at the first call
+        if check:
+            workspace.store.current(catalog)
 
     @property
     def catalog(self) -> Catalog:
@@ -264,6 +267,10 @@ def citations_text(report: CitationReport) -> str:
     # The answer now holds the table names and URLs its IDs stood for, escaped as it was resolved.
     lines = [visible(report.text), ""]
     lines += [f"[{c.id}] = {Source(c.id, c.kind, c.ref).shown()}" for c in report.cited]
+    if report.issued_elsewhere:
+        lines.append(
+            f"Issued to another session, not this one (resolved): {inline(', '.join(report.issued_elsewhere))}"
+        )
     if report.fabricated:
         lines.append(f"NOT returned to you (fabricated?): {inline(', '.join(report.fabricated))}")
     if report.urls_not_retrieved:

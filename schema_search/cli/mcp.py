@@ -1,4 +1,8 @@
-"""``schema-search mcp``: argument wiring over the MCP factory."""
+"""``schema-search mcp``: argument wiring over the MCP factory.
+
+What it serves: the ``--catalog``/``--corpus`` flags when any is given, else every
+catalog and corpus the config file names, else every one in the data directory.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +15,13 @@ from ..workspace import Workspace
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     mcp = commands.add_parser(
-        "mcp", help="serve a catalog and/or corpora to agents over MCP (stdio or streamable HTTP)"
+        "mcp", help="serve catalogs and/or corpora to agents over MCP (stdio or streamable HTTP)"
     )
-    mcp.add_argument("--catalog", help="catalog whose tables to serve (search_tables, get_table, validate_sql)")
+    mcp.add_argument(
+        "--catalog", action="append", default=[], metavar="NAME",
+        help="catalog whose tables to serve (search_tables, get_table, validate_sql); repeat for several "
+        "(default: those the config file names, else every catalog in the data directory)",
+    )
     mcp.add_argument(
         "--corpus", action="append", default=[], metavar="NAME",
         help="corpus to serve (search_docs, get_document); repeat for several",
@@ -28,31 +36,57 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     mcp.set_defaults(run=_mcp)
 
 
+def served(args: argparse.Namespace, settings: Settings, workspace: Workspace) -> tuple[list[str], list[str]]:
+    """The catalogs and corpora to serve: the flags', else the config file's, else the data directory's."""
+    catalogs = [args.catalog] if isinstance(args.catalog, str) else list(args.catalog or [])
+    corpora = list(args.corpus or [])
+    if catalogs or corpora:
+        return catalogs, corpora
+    if settings.sources:
+        return list(settings.sources.catalogs), list(settings.sources.corpora)
+    return workspace.store.names(), workspace.corpus_store.names()
+
+
 def mcp_server(args: argparse.Namespace, settings: Settings):
     """The server ``schema-search mcp`` runs, made after what crashed writers left is cleaned away.
 
     An MCP server only searches, so no writer of its own would ever sweep the
     half-built generations a killed ``index`` left; they go at its start instead.
+    A name that does not exist is reported on stderr, and the server starts anyway:
+    each answer about it says what is wrong (a client would only see "connection closed").
     """
     from ..mcp import create_server
 
     workspace = Workspace(settings)
     workspace.store.tidy()
     workspace.corpus_store.tidy()
-    return create_server(workspace, args.catalog, args.corpus, args.cite)
+    catalogs, corpora = served(args, settings, workspace)
+    _warn_unknown(catalogs, workspace.store.names(), "catalog")
+    _warn_unknown(corpora, workspace.corpus_store.names(), "corpus")
+    return create_server(workspace, catalogs, corpora, args.cite)
+
+
+def _warn_unknown(names: list[str], known: list[str], noun: str) -> None:
+    for name in names:
+        if name not in known:
+            print(
+                f"warning: no {noun} named {name!r} (known: {', '.join(known) or 'none'}); its tools will say so",
+                file=sys.stderr,
+            )
 
 
 def _mcp(args: argparse.Namespace, settings: Settings) -> int:
     from ..mcp_input import serve_stdio
 
     server = mcp_server(args, settings)
-    served = ", ".join([*([f"catalog {args.catalog!r}"] if args.catalog else []), *(f"corpus {c!r}" for c in args.corpus)])
+    catalogs, corpora = served(args, settings, Workspace(settings))
+    served_text = ", ".join([*(f"catalog {c!r}" for c in catalogs), *(f"corpus {c!r}" for c in corpora)]) or "nothing"
     # stdout belongs to the protocol on stdio: messages go to stderr.
     if args.transport == "stdio":
-        print(f"MCP server for {served} on stdio", file=sys.stderr)
+        print(f"MCP server for {served_text} on stdio", file=sys.stderr)
         serve_stdio(server)
         return 0
     host, port = args.host or settings.host, args.port or settings.mcp_port
-    print(f"MCP server for {served} on http://{host}:{port}/mcp", file=sys.stderr)
+    print(f"MCP server for {served_text} on http://{host}:{port}/mcp", file=sys.stderr)
     server.run("streamable-http", host=host, port=port)
     return 0

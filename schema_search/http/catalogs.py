@@ -1,14 +1,15 @@
-"""``/v1/catalogs``: list, show, search, show a table, index uploaded DDL or a database URL."""
+"""``/v1/catalogs``: list, show, search, show a table, index uploaded DDL or a database URL, delete."""
 
 from __future__ import annotations
 
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from ..agent.execute_tools import ExecuteRequest, ExecuteResult, for_catalog
 from ..core.store import check_name
 from ..errors import Forbidden, InvalidInput, UnsupportedMediaType
 from ..settings import Settings
@@ -18,18 +19,19 @@ from ..workspace import Workspace
 from .deps import AdminKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
 from .isolated import Isolated
 from .problems import problem_responses
+from .sniff import sniff
 
 router = APIRouter(prefix="/v1/catalogs", tags=["catalogs"])
 JSON = "application/json"
 DDL_TYPES = ("text/plain", "application/sql")
 
 
-@router.get("")
+@router.get("", responses=problem_responses(409, 503))
 def list_catalogs(ws: WorkspaceDep) -> list[CatalogInfo]:
     return ws.catalogs()
 
 
-@router.get("/{name}", responses=problem_responses(404, 409, 422))
+@router.get("/{name}", responses=problem_responses(404, 409, 422, 503))
 def get_catalog(name: Name, ws: WorkspaceDep) -> CatalogInfo:
     return ws.info(name)
 
@@ -44,19 +46,36 @@ async def search(name: Name, request: SearchRequest, ws: WorkspaceDep) -> Search
     return ws.search(name, request.question, request.k)
 
 
-@router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422))
+@router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422, 503))
 def get_fields(name: Name, ws: WorkspaceDep) -> FieldsResponse:
     """The catalog's queryable tables and columns (`tables`, `columns`)."""
     return ws.catalog_fields(name)
 
 
-@router.post("/{name}/query", tags=["structured"], responses=problem_responses(400, 404, 409, 413, 422))
+@router.post("/{name}/query", tags=["structured"], responses=problem_responses(400, 404, 409, 413, 422, 503))
 def query(name: Name, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
     """Count, filter, group: one read-only SELECT (`sql`) or the JSON form (`query`), run in a locked-down DuckDB."""
     return ws.query_catalog(name, request)
 
 
-@router.get("/{name}/tables/{table}", responses=problem_responses(404, 409, 422))
+@router.post(
+    "/{name}/execute", tags=["execute"], responses=problem_responses(400, 403, 404, 409, 413, 422, 503)
+)
+def execute(name: Name, request: ExecuteRequest, ws: WorkspaceDep, admin_key: AdminKey = None) -> ExecuteResult:
+    """Run one read-only query on the catalog's database, behind its preflight checklist.
+
+    Without `approval`: the checklist (what the SQL assumes, where each value was confirmed,
+    the questions for the user in one batch) and its verdict id. With `approval` set to a
+    ready verdict whose slot values are all unchanged: the rows. 403 when no database is
+    configured for the catalog (the config file's `url`), or, where the server sets an admin
+    key, without it: running queries is the operator's to allow, like writes.
+    """
+    check_admin(ws.settings, admin_key, required=False, what="Running a query")
+    executor = for_catalog(ws.settings, name, ws.searcher(name).catalog)
+    return executor.execute_sql(request.sql, request.question, approval=request.approval, answers=request.answers)
+
+
+@router.get("/{name}/tables/{table}", responses=problem_responses(404, 409, 422, 503))
 def get_table(name: Name, table: str, ws: WorkspaceDep) -> TableDetail:
     return ws.table(name, table)
 
@@ -96,6 +115,8 @@ async def create_catalog(
             hint=f"Send DDL as {' or '.join(DDL_TYPES)}, or {{\"url\": ...}} as {JSON} to index a database.",
         )
     body = await read_body(request, ws.settings.max_upload_bytes, "DDL")
+    if media_type != JSON:
+        _check_is_text(body, media_type)
     check_admin(ws.settings, admin_key, required=False)
     if media_type == JSON:
         source = _url_source(body)
@@ -103,6 +124,30 @@ async def create_catalog(
         return await run_in_threadpool(ws.index_source, source.url, catalog=name, db=source.db)
     # CPU-bound: in the thread pool, off the event loop; a large upload in a child process.
     return await run_in_threadpool(_index_upload, ws.settings, isolated, name, body, dialect)
+
+
+@router.delete("/{name}", status_code=204, response_class=Response, responses=problem_responses(403, 404, 409, 422))
+async def delete_catalog(name: Name, ws: WorkspaceDep, admin_key: AdminKey = None) -> Response:
+    """Delete the catalog, every generation of it; searches of it answer 404 from then on.
+
+    Needs the admin key where the server sets one (SCHEMA_SEARCH_ADMIN_KEY), as every write
+    does; a server without one takes writes, deletes included, from anyone who reaches it.
+    409 while another process indexes it.
+    """
+    check_admin(ws.settings, admin_key, required=False, what="Deleting a catalog")
+    await run_in_threadpool(ws.delete, name)  # waits a little for a writer's lock: off the event loop
+    return Response(status_code=204)
+
+
+def _check_is_text(body: bytes, media_type: str) -> None:
+    """Refuse a body declared as DDL that its first bytes say is something else (a form, an archive)."""
+    what = sniff(body)
+    if what is not None:
+        raise UnsupportedMediaType(
+            f"The body is {what}, sent as {media_type}: it cannot be indexed as DDL.",
+            hint="Send the DDL file itself as the body: curl --data-binary @schema.sql -H 'Content-Type: application/sql' "
+            "(curl -F wraps it in a form). Documents go to /v1/corpora/{name}.",
+        )
 
 
 def _index_upload(settings: Settings, isolated: Isolated, name: str, body: bytes, dialect: str | None) -> IndexResult:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from pathlib import Path
 import signal
 import socket
 import sys
@@ -40,6 +41,8 @@ def serve(settings: Settings, host: str, port: int, workers: int | None = None) 
         )
     # Workers are fresh processes that read their settings from the environment.
     os.environ["SCHEMA_SEARCH_HOME"] = str(settings.home)
+    if settings.config_file is not None:  # the config file's catalogs (their databases for execute) too
+        os.environ["SCHEMA_SEARCH_CONFIG_FILE"] = str(Path(settings.config_file).resolve())
     if workers > 1:
         # One thread each for the model and numpy's BLAS (read when a worker imports
         # numpy): several workers' thread pools spinning on the same cores slow them all.
@@ -52,7 +55,8 @@ def serve(settings: Settings, host: str, port: int, workers: int | None = None) 
         f"worker{'s' if workers > 1 else ''} (docs at /docs; GET /readyz says when a worker can answer)",
         file=sys.stderr,
     )
-    options = {"host": host, "port": port, "log_level": "info"}
+    # NO_COLOR (https://no-color.org): uvicorn colours its log lines on a terminal otherwise.
+    options = {"host": host, "port": port, "log_level": "info", **({"use_colors": False} if os.environ.get("NO_COLOR") else {})}
     _check_free(host, port)
     sockets = [_listening_socket(host, port) for _ in range(workers)]
     if workers == 1:

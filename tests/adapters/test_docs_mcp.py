@@ -8,10 +8,8 @@ import sys
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import Client, StdioServerParameters
 
-from schema_search.errors import InvalidInput
 from schema_search.mcp import create_server
 from schema_search.workspace import Workspace
 
@@ -74,9 +72,16 @@ def test_a_catalog_and_a_corpus_in_one_server(handbook_workspace: Workspace, tin
     handbook_workspace.delete("tiny")
 
 
-def test_nothing_to_serve_is_a_clear_error(handbook_workspace: Workspace) -> None:
-    with pytest.raises(InvalidInput, match="Nothing to serve"):
-        create_server(handbook_workspace)
+def test_nothing_to_serve_still_starts_and_says_so(handbook_workspace: Workspace) -> None:
+    async def run():
+        async with Client(create_server(handbook_workspace)) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            return tools, await client.call_tool("list_sources", {}), client.instructions
+
+    tools, sources, instructions = anyio.run(run)
+    assert tools == {"list_sources", "resolve_citations"}
+    assert sources.structured_content["catalogs"] == [] and sources.structured_content["corpora"] == []
+    assert "Nothing is served" in sources.content[0].text and "Nothing is served" in instructions
 
 
 def test_stdio_round_trip_of_the_real_command(handbook_workspace: Workspace) -> None:

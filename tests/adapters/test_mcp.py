@@ -15,10 +15,8 @@ import time
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import Client, StdioServerParameters
 
-from schema_search.errors import CatalogNotFound
 from schema_search.mcp import create_server
 from schema_search.settings import Settings
 from schema_search.tables.catalog import Catalog, Column, Description, Table
@@ -27,7 +25,10 @@ from schema_search.workspace import Workspace
 from ..shop_db import shop_db, shop_settings, shop_workspace  # noqa: F401 (fixtures)
 
 REPO = Path(__file__).resolve().parents[2]
-TOOLS = {"search_tables", "get_table", "validate_sql", "resolve_citations", "describe_collection", "query_collection", "render_answer"}
+TOOLS = {
+    "list_sources", "search_tables", "get_table", "validate_sql", "resolve_citations",
+    "describe_collection", "query_collection", "render_answer",
+}  # fmt: skip
 CITE = re.compile(r"\[(T[0-9a-f]{6})\]")
 
 
@@ -103,9 +104,26 @@ def test_errors_are_tool_errors_with_a_hint(shop_workspace: Workspace) -> None:
     assert empty.is_error and "The question is empty." in empty.content[0].text
 
 
-def test_an_unknown_catalog_fails_at_creation(shop_workspace: Workspace) -> None:
-    with pytest.raises(CatalogNotFound):
-        create_server(shop_workspace, "nope")
+def test_an_unknown_catalog_still_answers_initialize_and_says_so_in_each_tool_result(shop_workspace: Workspace) -> None:
+    async def run():
+        async with Client(create_server(shop_workspace, "nope")) as client:
+            return (
+                client.server_capabilities,
+                await client.call_tool("search_tables", {"question": "orders"}),
+                await client.call_tool("get_table", {"table_or_source_id": "main.orders"}),
+                await client.call_tool("list_sources", {}),
+            )
+
+    capabilities, search, table, sources = anyio.run(run)
+    assert capabilities.tools is not None
+    for result in (search, table):
+        assert result.is_error
+        assert "No catalog named 'nope'. Known: shop." in result.content[0].text
+        assert "schema-search index SOURCE --catalog nope" in result.content[0].text
+    assert not sources.is_error
+    [entry] = sources.structured_content["catalogs"]
+    assert entry["name"] == "nope" and not entry["available"] and "No catalog named 'nope'" in entry["error"]
+    assert "catalog 'nope': NOT AVAILABLE: No catalog named 'nope'" in sources.content[0].text
 
 
 def test_schema_text_goes_out_fenced_as_data(tmp_path: Path) -> None:
@@ -198,7 +216,11 @@ def test_streamable_http_round_trip_and_sessions_keep_their_own_ledger(shop_work
         results, mine, theirs = anyio.run(run)
         check(results)
         assert mine.structured_content["ok"] and mine.structured_content["text"] == "[main.shipments]"
-        assert theirs.structured_content["fabricated"] == [CITE.search(mine.content[0].text).group(1)]
+        # Another session's ID is no fabrication: it resolves, reported as issued elsewhere.
+        assert theirs.structured_content["fabricated"] == []
+        assert theirs.structured_content["issued_elsewhere"] == [CITE.search(mine.content[0].text).group(1)]
+        assert theirs.structured_content["text"] == "[main.shipments]"
+        assert "Issued to another session" in theirs.content[0].text
     finally:
         server.terminate()
         try:

@@ -66,8 +66,50 @@ def test_urls_never_retrieved_are_reported_and_retrieved_pages_are_not() -> None
 def test_each_session_has_its_own_ledger_and_old_ones_are_dropped() -> None:
     ledgers = Ledgers(limit=2)
     ledgers("a").record([Source("T3fa21c", "table", "main.orders")])
-    assert ledgers("b").resolve("[T3fa21c]").fabricated == ["T3fa21c"]
-    assert ledgers("a").resolve("[T3fa21c]").ok
+    theirs, mine = ledgers("b").resolve("[T3fa21c]"), ledgers("a").resolve("[T3fa21c]")
+    assert mine.ok and mine.issued_elsewhere == []
+    assert theirs.issued_elsewhere == ["T3fa21c"] and theirs.fabricated == []
     ledgers("c")  # "b" is now the least recently used of three
     assert len(ledgers("a")) == 1
     assert len(ledgers("b")) == 0
+
+
+def test_an_id_issued_to_another_session_resolves_and_is_reported_apart_from_one_never_issued() -> None:
+    # A stateless HTTP client: its search and its resolve_citations are two sessions.
+    ledgers = Ledgers()
+    ledgers("search-call").record(
+        [Source("T3fa21c", "table", "main.orders"), Source("S00beef", "document", "https://wiki.example/refunds/#w", "Refunds")]
+    )
+    report = ledgers("resolve-call").resolve("See [T3fa21c], [S00beef], [Tdeadbe] and https://wiki.example/refunds/.")
+    assert report.text == (
+        "See [main.orders], [Refunds (https://wiki.example/refunds/#w)], [unverified: Tdeadbe] and https://wiki.example/refunds/."
+    )
+    assert report.issued_elsewhere == ["T3fa21c", "S00beef"]
+    assert report.fabricated == ["Tdeadbe"]
+    assert [c.id for c in report.cited] == ["T3fa21c", "S00beef"]
+    assert report.urls_not_retrieved == []  # a page another session's result carried was retrieved from this server
+    assert not report.ok  # for Tdeadbe alone
+    assert ledgers("resolve-call").resolve("[T3fa21c]").ok
+
+
+def test_a_lone_ledger_knows_only_its_own_sources() -> None:
+    ledgers = Ledgers()
+    ledgers("a").record([Source("T3fa21c", "table", "main.orders")])
+    report = Ledger().resolve("[T3fa21c]")
+    assert report.fabricated == ["T3fa21c"] and report.issued_elsewhere == []
+
+
+def test_the_server_wide_record_keeps_the_most_recent_sources() -> None:
+    ledgers = Ledgers(issued_limit=2)
+    for n in range(3):
+        ledgers(f"s{n}").record([Source(f"T00000{n}", "table", f"main.t{n}")])
+    ledgers("s0").record([Source("T000000", "table", "main.t0")])  # recorded again: the most recent
+    report = ledgers("other").resolve("[T000000] [T000001] [T000002]")
+    assert report.issued_elsewhere == ["T000000", "T000002"] and report.fabricated == ["T000001"]
+
+
+def test_a_session_holding_only_placeholders_keeps_them() -> None:
+    # Its ledger has no sources yet (len 0, so falsy): it must still be the same ledger next call.
+    ledgers = Ledgers()
+    placeholder = ledgers("a").placeholders.issue("https://peps.python.org/pep-0008/")
+    assert ledgers("a").resolve(f"See {placeholder}.").text == "See https://peps.python.org/pep-0008/."

@@ -1,0 +1,142 @@
+"""``execute_sql`` as agents and HTTP clients reach it: the checklist first, rows only after an approval
+bound to its values, on the sample shop database (sample_schemas/shop.sql + shop_data.sql) named in a
+config file.
+
+The MCP calls go through the SDK's own client; the HTTP calls through the app. Expected revenue is
+computed in Python from the raw rows (tests/agent/sample_shop.py), not by the SQL under test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+from fastapi.testclient import TestClient
+from mcp import Client
+
+from schema_search.cli.mcp import mcp_server
+from schema_search.http import create_app
+from schema_search.settings import Settings
+from schema_search.workspace import Workspace
+
+from ..agent import sample_shop
+
+QUESTION = "What was the revenue of Acme last month?"
+VAGUE = (
+    f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {sample_shop.JOINS} "
+    "WHERE s.company_name LIKE '%Acme%' AND o.placed_at >= date('now', 'start of month', '-1 month') "
+    "AND o.placed_at < date('now', 'start of month')"
+)
+EXACT = (
+    f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {sample_shop.JOINS} "
+    "WHERE s.company_name = 'Acme GmbH' AND o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'"
+)
+ANSWERS = {"value:main.suppliers.company_name": "Acme GmbH", "time:main.orders.placed_at": "November 2026, Europe/Berlin"}
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    """shop (with its database configured for queries) and crm (search only), indexed without the dense channel."""
+    database = sample_shop.build(tmp_path / "shop.db")
+    workspace = Workspace(Settings(home=tmp_path / "data", dense=False))
+    workspace.index_source(f"sqlite:///{database}", catalog="shop")
+    workspace.index_source(str(Path(sample_shop.REPO) / "sample_schemas" / "crm.sql"), catalog="crm")
+    path = tmp_path / "schema-search.toml"
+    path.write_text('home = "data"\ndense = false\n[catalogs.shop]\nurl = "sqlite:///shop.db"\n[catalogs.crm]\n')
+    return path
+
+
+def _args() -> argparse.Namespace:
+    return argparse.Namespace(catalog=[], corpus=[], cite="ids")
+
+
+def test_mcp_execute_sql_asks_first_then_runs_only_the_approved_values(config: Path) -> None:
+    settings = Settings(config_file=config)
+    expected = sample_shop.revenue(config.parent / "shop.db", "Acme GmbH", "2026-11-01", "2026-12-01")
+
+    async def run():
+        async with Client(mcp_server(_args(), settings)) as client:
+            tool = {t.name: t for t in (await client.list_tools()).tools}["execute_sql"]
+            vague = await client.call_tool("execute_sql", {"sql": VAGUE, "question": QUESTION, "catalog": "shop"})
+            unapproved = await client.call_tool(
+                "execute_sql",
+                {"sql": VAGUE, "question": QUESTION, "catalog": "shop", "approval": vague.structured_content["verdict"]},
+            )
+            # The session keeps the user's answers: the next call need not repeat them.
+            ready = await client.call_tool(
+                "execute_sql", {"sql": EXACT, "question": QUESTION, "catalog": "shop", "answers": ANSWERS}
+            )
+            verdict = ready.structured_content["verdict"]
+            changed = await client.call_tool(
+                "execute_sql",
+                {"sql": EXACT.replace("Acme GmbH", "Acme Ltd"), "question": QUESTION, "catalog": "shop", "approval": verdict},
+            )
+            ran = await client.call_tool(
+                "execute_sql", {"sql": EXACT, "question": QUESTION, "catalog": "shop", "approval": verdict}
+            )
+            off = await client.call_tool("execute_sql", {"sql": "SELECT 1", "question": "one", "catalog": "crm"})
+            return tool, vague, unapproved, ready, changed, ran, off
+
+    tool, vague, unapproved, ready, changed, ran, off = anyio.run(run)
+    # The [required] tag is binding in the input schema, and the [confirm] tag is in the description.
+    assert "question" in tool.input_schema["required"] and tool.input_schema["properties"]["question"]["minLength"] == 1
+    assert "[confirm]" in tool.description
+    assert vague.structured_content["status"] == "needs_answers"
+    questions = vague.structured_content["checklist"]["questions"]
+    assert len(questions) == 2
+    assert "Acme Ltd" in questions[0] and "Acme GmbH" in questions[0]
+    assert "last month" in questions[1] and "time zone" in questions[1]
+    assert "Ask the user, all at once" in vague.content[0].text
+    assert unapproved.structured_content["status"] == "not_approved" and unapproved.structured_content["result"] is None
+    assert ready.structured_content["status"] == "ready"
+    assert changed.structured_content["status"] == "not_approved"
+    assert "value:main.suppliers.company_name" in changed.structured_content["message"]
+    assert ran.structured_content["status"] == "executed"
+    assert ran.structured_content["result"]["rows"] == [[expected]]
+    assert off.is_error and "no database is configured" in off.content[0].text
+
+
+def test_mcp_offers_execute_sql_only_where_a_database_is_configured(tmp_path: Path) -> None:
+    workspace = Workspace(Settings(home=tmp_path / "data", dense=False))
+    workspace.index_source(str(Path(sample_shop.REPO) / "sample_schemas" / "shop.sql"), catalog="shop")
+    path = tmp_path / "schema-search.toml"
+    path.write_text('home = "data"\ndense = false\n[catalogs.shop]\n')
+
+    async def run():
+        async with Client(mcp_server(_args(), Settings(config_file=path))) as client:
+            return [t.name for t in (await client.list_tools()).tools]
+
+    assert "execute_sql" not in anyio.run(run)
+
+
+def test_http_execute_checklist_then_rows_and_the_log_keeps_the_blocked_verdict(config: Path) -> None:
+    settings = Settings(config_file=config)
+    client = TestClient(create_app(settings))
+    url = "/v1/catalogs/shop/execute"
+    vague = client.post(url, json={"sql": VAGUE, "question": QUESTION})
+    assert vague.status_code == 200 and vague.json()["status"] == "needs_answers"
+    assert len(vague.json()["checklist"]["questions"]) == 2
+    # HTTP keeps no session: the answers come with every call.
+    ready = client.post(url, json={"sql": EXACT, "question": QUESTION, "answers": ANSWERS}).json()
+    assert ready["status"] == "ready"
+    ran = client.post(url, json={"sql": EXACT, "question": QUESTION, "answers": ANSWERS, "approval": ready["verdict"]})
+    expected = sample_shop.revenue(config.parent / "shop.db", "Acme GmbH", "2026-11-01", "2026-12-01")
+    assert ran.json()["status"] == "executed" and ran.json()["result"]["rows"] == [[expected]]
+    log = [json.loads(line) for line in (config.parent / "data" / "verdicts.jsonl").read_text().splitlines()]
+    blocked = [e for e in log if e.get("verdict") == vague.json()["verdict"]]
+    assert blocked and blocked[0]["status"] == "needs_answers" and blocked[0]["unknowns"]
+    off = client.post("/v1/catalogs/crm/execute", json={"sql": "SELECT 1", "question": "one"})
+    assert off.status_code == 403 and off.headers["content-type"].startswith("application/problem+json")
+    assert off.json()["code"] == "execution_off"
+    missing = client.post("/v1/catalogs/nope/execute", json={"sql": "SELECT 1", "question": "one"})
+    assert missing.status_code == 404
+
+
+def test_http_execute_needs_the_admin_key_where_the_server_sets_one(config: Path) -> None:
+    client = TestClient(create_app(Settings(config_file=config, admin_key="k3y")))
+    body = {"sql": EXACT, "question": QUESTION, "answers": ANSWERS}
+    assert client.post("/v1/catalogs/shop/execute", json=body).status_code == 403
+    assert client.post("/v1/catalogs/shop/execute", json=body, headers={"X-Admin-Key": "k3y"}).status_code == 200

@@ -11,7 +11,7 @@ from ..errors import InvalidInput
 from ..llm.providers import stdout_to_stderr
 from ..settings import Settings
 from ..workspace import Workspace
-from .output import confirm, print_rows
+from .output import confirm, examples, print_rows
 
 if TYPE_CHECKING:
     from ..agent.ask import Complete
@@ -22,8 +22,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "ask",
         help="answer a question: with --catalog, as SQL (find tables, write, validate, optionally run it); "
         "with --corpus, from the documents (passages by search, counts by query_collection), cited",
+        **examples(
+            'schema-search ask "revenue per category" --catalog shop',
+            'schema-search ask "revenue of Acme last month" --catalog shop --execute --answer \'value:main.suppliers.company_name=Acme GmbH\'',
+            'schema-search ask "which PEPs are Final?" --corpus peps --model gpt-4o-mini',
+        ),
     )
-    ask.add_argument("question")
+    ask.add_argument("question", help="the question, in plain language (quote it)")
     ask.add_argument("--catalog", help="catalog to write SQL for (with --corpus: also served as a collection)")
     ask.add_argument("--corpus", action="append", default=[], metavar="NAME", help="corpus to answer from; repeat for several")
     ask.add_argument(

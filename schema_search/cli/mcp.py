@@ -11,11 +11,18 @@ import sys
 
 from ..settings import Settings
 from ..workspace import Workspace
+from .output import examples
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     mcp = commands.add_parser(
-        "mcp", help="serve catalogs and/or corpora to agents over MCP (stdio or streamable HTTP)"
+        "mcp",
+        help="serve catalogs and/or corpora to agents over MCP (stdio or streamable HTTP)",
+        **examples(
+            "schema-search mcp --config sample_schemas/schema-search.toml",
+            "schema-search mcp --catalog crm --corpus handbook",
+            "schema-search mcp --corpus fastapi --corpus peps --transport http --port 8001",
+        ),
     )
     mcp.add_argument(
         "--catalog", action="append", default=[], metavar="NAME",

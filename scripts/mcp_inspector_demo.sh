@@ -67,5 +67,7 @@ call "execute_sql, the user's answers" --method tools/call --tool-name execute_s
 verdict=$(tail -n 1 "$HOME_DIR/verdicts.jsonl" | .venv/bin/python -c 'import json, sys; print(json.load(sys.stdin)["verdict"])')
 call "execute_sql, approved ($verdict)" --method tools/call --tool-name execute_sql --tool-arg catalog=shop \
   --tool-arg "question=$QUESTION" --tool-arg "sql=$EXACT" --tool-arg "$ANSWERS" --tool-arg "approval=$verdict"
-call "execute_sql, the same approval with Acme Ltd" --method tools/call --tool-name execute_sql --tool-arg catalog=shop \
-  --tool-arg "question=$QUESTION" --tool-arg "sql=${EXACT/Acme GmbH/Acme Ltd}" --tool-arg "$ANSWERS" --tool-arg "approval=$verdict"
+# The user changes their mind (Acme Ltd); the SQL follows, but the approval was for Acme GmbH.
+call "execute_sql, the same approval after the answer changed to Acme Ltd" --method tools/call --tool-name execute_sql \
+  --tool-arg catalog=shop --tool-arg "question=$QUESTION" --tool-arg "sql=${EXACT/Acme GmbH/Acme Ltd}" \
+  --tool-arg "${ANSWERS/Acme GmbH/Acme Ltd}" --tool-arg "approval=$verdict"

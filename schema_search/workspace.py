@@ -44,6 +44,7 @@ CATALOGS = Shelf("catalogs", "catalog", CatalogNotFound, "schema-search index SO
 CORPORA = Shelf("corpora", "corpus", CorpusNotFound, "schema-search docs index FOLDER --corpus {name}")
 
 Searcher = TypeVar("Searcher", CatalogSearcher, CorpusSearcher)
+T = TypeVar("T")
 
 
 class Workspace:
@@ -55,6 +56,7 @@ class Workspace:
         self.corpus_store = Store(self.settings.home, CORPORA)
         self._searchers: dict[tuple[str, str], CatalogSearcher | CorpusSearcher] = {}
         self._collections: dict[tuple[str, str], tuple[str, Collection]] = {}
+        self._catalogs: dict[tuple[str, str], tuple[str, Catalog]] = {}
         self._lock = threading.Lock()
         self._embedder_loaded = False
 
@@ -157,6 +159,16 @@ class Workspace:
     def searcher(self, catalog: str) -> CatalogSearcher:
         """The searcher of the live generation, reopened when a new one is swapped in."""
         return self._open(self.store, catalog, CatalogSearcher.open)
+
+    def catalog(self, catalog: str) -> Catalog:
+        """The live generation's catalog: the open searcher's, else read from the generation alone.
+
+        Checking or running SQL needs the tables, not the indexes: an MCP server's first
+        ``validate_sql`` or ``execute_sql`` does not wait for the embedding model.
+        """
+        if self.is_open(catalog):
+            return self.searcher(catalog).catalog
+        return self._loaded(self._catalogs, self.store, catalog, _read_catalog)[1]
 
     def is_open(self, catalog: str) -> bool:
         """Whether the live generation's searcher is loaded (a search would not have to open it)."""
@@ -367,14 +379,18 @@ class Workspace:
         self, store: Store, name: str, load: Callable[[Generation], Collection]
     ) -> tuple[str, Collection]:
         """The live generation's id and its collection, loaded once per generation."""
+        return self._loaded(self._collections, store, name, load)
+
+    def _loaded(self, cache: dict, store: Store, name: str, load: Callable[[Generation], T]) -> tuple[str, T]:
+        """The live generation's id and what ``load`` makes of it, loaded once per generation."""
         key = (store.shelf.folder, name)
         generation = store.current(name)
         with self._lock:
-            cached = self._collections.get(key)
+            cached = cache.get(key)
         if cached is None or cached[0] != generation.id:
             cached = (generation.id, store.open(name, load))
             with self._lock:
-                self._collections[key] = cached
+                cache[key] = cached
         return cached
 
     # -- helpers -------------------------------------------------------------------
@@ -386,6 +402,7 @@ class Workspace:
         with self._lock:
             self._searchers.pop(key, None)
             self._collections.pop(key, None)
+            self._catalogs.pop(key, None)
 
     def _is_open(self, store: Store, name: str) -> bool:
         with self._lock:
@@ -471,3 +488,7 @@ def _corpus_info(generation: Generation, corpus: Corpus) -> CorpusInfo:
         unrelated_distance=results.distance(manifest["dense"].get("nearest_floor")) if manifest.get("dense") else None,
         warnings=list(corpus.warnings),
     )
+
+
+def _read_catalog(generation: Generation) -> Catalog:
+    return Catalog.from_json((generation.path / CATALOG_FILE).read_text(encoding="utf-8"))

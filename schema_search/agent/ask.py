@@ -1,9 +1,11 @@
 """The reference text-to-SQL agent: a tool-calling loop over :class:`~schema_search.agent.table_tools.SchemaTools`.
 
 The model sees the same tools (and the same text) an MCP client gets, plus
-``submit_sql``. A submitted query is validated; if it fails validation (or, with
-execution on, the database refuses it) the model gets one chance to repair it.
-The model is any litellm model; tests pass a scripted ``complete`` function instead.
+``submit_sql``. A submitted query is validated; if it fails validation the model gets
+one chance to repair it. The agent never runs its SQL: a caller that wants rows passes
+it to :class:`~schema_search.agent.execute_tools.ExecuteTools`, behind its preflight
+checklist and an approval (``ask --execute``). The model is any litellm model; tests
+pass a scripted ``complete`` function instead.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import SchemaSearchError, first_line
 from .citations import Citation, Ledger
-from .execute import QueryFailed, QueryResult, problems
+from .execute import QueryResult, problems
 from .execute_tools import ExecuteResult
 from .loop import choose, function_spec, next_calls, repeated, tool_arguments, tool_reply
 from .sqlcheck import Validation, catalog_dialect
@@ -32,13 +34,10 @@ REPEATED = "You made this same call before; its result is above. Now call {final
 
 # (model: str, messages: list[dict], tools: list[dict]) -> an OpenAI-shaped chat response.
 Complete = Callable[..., Any]
-# validated SQL -> rows; raises QueryFailed when the database refuses it.
-Execute = Callable[[str], QueryResult]
 
 
 class AgentFailed(SchemaSearchError):
     status = 502
-    title = "The agent did not produce valid SQL"
 
 
 class ContextTooLong(AgentFailed):
@@ -47,7 +46,6 @@ class ContextTooLong(AgentFailed):
 
 class ModelNotReady(SchemaSearchError):
     status = 400
-    title = "The model cannot be called"
 
 
 class AgentAnswer(BaseModel):
@@ -64,7 +62,7 @@ class AgentAnswer(BaseModel):
     warnings: list[str]
     repaired: bool = Field(description="Whether the first submission was refused and then fixed.")
     turns: int
-    result: QueryResult | None = Field(None, description="The rows, when run with execution on.")
+    result: QueryResult | None = Field(None, description="The rows, when run with execution on and approved.")
     execution: ExecuteResult | None = Field(
         None, description="With execution on: the preflight checklist of the SQL, and what became of it."
     )
@@ -117,11 +115,10 @@ def ask(
     tools: SchemaTools,
     model: str,
     complete: Complete,
-    execute: Execute | None = None,
     dialect: str | None = None,
     max_turns: int = MAX_TURNS,
 ) -> AgentAnswer:
-    """Let ``model`` find the tables, write SQL, validate it (repairing once), and optionally run it.
+    """Let ``model`` find the tables, write SQL and validate it (repairing once).
 
     Raises:
         AgentFailed: no valid SQL within ``max_turns``, or still invalid after one repair.
@@ -157,24 +154,15 @@ def ask(
             else:
                 validation = tools.validate_sql(str(arguments.get("sql", "")), dialect)
                 refusal = problems(validation) if not validation.ok else None
-            result = None
-            if validation is not None and refusal is None and execute is not None:
-                try:
-                    result = execute(validation.sql)
-                except QueryFailed as error:
-                    refusal = str(error)
             if refusal is None:
-                return _answer(question, validation, arguments, ledger, tools, repairs < REPAIRS, turn, result)
+                return _answer(question, validation, arguments, ledger, tools, repairs < REPAIRS, turn)
             if repairs == 0:
                 raise AgentFailed(
                     f"The model {model!r} wrote SQL that was refused again after a repair: {refusal}",
                     hint=better_model_hint(model, "rephrase the question with the table names you expect"),
                 )
             repairs -= 1
-            if validation is None:
-                said = refusal
-            else:
-                said = validation_text(validation) if not validation.ok else f"The database refused it: {refusal}"
+            said = refusal if validation is None else validation_text(validation)
             reply = f"{said}\nFix the SQL and call submit_sql again. This is your one repair."
             messages.append(tool_reply(call, reply))
     raise AgentFailed(
@@ -218,7 +206,6 @@ def _answer(
     tools: SchemaTools,
     repaired: bool,
     turns: int,
-    result: QueryResult | None,
 ) -> AgentAnswer:
     report = ledger.resolve(str(arguments.get("explanation", "")))
     return AgentAnswer(
@@ -232,7 +219,6 @@ def _answer(
         warnings=validation.warnings,
         repaired=repaired,
         turns=turns,
-        result=result,
     )
 
 

@@ -47,7 +47,7 @@ class Stopped(errors.SchemaSearchError):
     (``memory``), or it could not be reached (a sentence)."""
 
     status = 400
-    title = "Query stopped"
+    code = "query_stopped"
 
     def as_query_error(self, timeout_s: float, *, time_hint: str, memory_hint: str) -> QueryStopped:
         """The error the query's caller sees, with the caller's advice on narrowing it."""

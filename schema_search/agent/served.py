@@ -15,7 +15,7 @@ from typing import Sequence
 from pydantic import BaseModel, Field
 
 from ..config import ConfigError
-from ..errors import InvalidInput, SchemaSearchError, TableNotFound
+from ..errors import InvalidInput, SchemaSearchError, TableAmbiguous, TableNotFound
 from ..workspace import Workspace
 from .collection_tools import CollectionTools
 from .doc_tools import CiteBy, DocTools
@@ -147,9 +147,11 @@ class Served:
         for name in self.tables:
             try:
                 self.workspace.table(name, table)
-            except TableNotFound as error:
-                # "ambiguous in catalog" is found too: the table is there, under several names.
-                (holding if "ambiguous" in error.detail else missing).append(name)
+            except TableAmbiguous:  # the table is there, under several names
+                holding.append(name)
+                continue
+            except TableNotFound:
+                missing.append(name)
                 continue
             except SchemaSearchError as error:  # a catalog that cannot be opened must not hide the others
                 broken.append(f"{name}: {error.detail}")

@@ -118,7 +118,7 @@ class SchemaTools:
     @property
     def catalog(self) -> Catalog:
         # Asked each time: a re-index swaps in a new generation under a running server.
-        return self.workspace.searcher(self.name).catalog
+        return self.workspace.catalog(self.name)
 
     def search_tables(self, question: str, k: int | None, ledger: Ledger) -> SearchTablesResult:
         response = self.workspace.search(self.name, question, k)

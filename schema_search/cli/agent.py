@@ -90,6 +90,12 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
                 status = 1
         elif execution.status == "needs_answers":
             status = 3
+        elif execution.status == "refused":  # the database's dialect sees what validation for the model did not
+            from ..agent.query_errors import QueryRefused
+
+            raise QueryRefused(
+                f"Refusing to run the SQL: {' '.join(execution.checklist.errors)}", hint="Ask again, or name the tables."
+            )
         answer = answer.model_copy(update={"execution": execution, "result": execution.result})
         for warning in answer.result.warnings if answer.result is not None else ():
             print(f"warning: {warning}", file=sys.stderr)

@@ -27,7 +27,6 @@ PROMPT = (
 
 class JudgeNotReady(SchemaSearchError):
     status = 400
-    title = "The judge cannot be used"
 
 
 class Judge(Protocol):

@@ -157,12 +157,10 @@ def _cause(group: BaseExceptionGroup, server: StdioServerParameters | str) -> Ba
 
 class ServerUnreachable(SchemaSearchError):
     status = 502
-    title = "The MCP server could not be reached"
 
 
 class ToolTimedOut(SchemaSearchError):
     status = 504
-    title = "A tool call timed out"
 
 
 async def _session(

@@ -274,7 +274,6 @@ class DescribeError(SchemaSearchError):
     """The description provider refused or was unreachable; what was described is kept."""
 
     status = 502
-    title = "Description provider failed"
 
 
 def litellm_describer(settings: Settings, model: str | None = None) -> LiteLLMDescriber:

@@ -71,7 +71,7 @@ def execute(name: Name, request: ExecuteRequest, ws: WorkspaceDep, admin_key: Ad
     key, without it: running queries is the operator's to allow, like writes.
     """
     check_admin(ws.settings, admin_key, required=False, what="Running a query")
-    executor = for_catalog(ws.settings, name, ws.searcher(name).catalog)
+    executor = for_catalog(ws.settings, name, ws.catalog(name))
     return executor.execute_sql(request.sql, request.question, approval=request.approval, answers=request.answers)
 
 

@@ -29,7 +29,8 @@ def sniff(body: bytes) -> str | None:
     head = body[:HEAD_BYTES]
     if _FORM.match(head):
         return "a multipart/form-data envelope"
-    if len(head) > 262 and head[257:262] == b"ustar":
+    # POSIX tar ("ustar\0" + "00") or GNU tar ("ustar  \0"): the word alone may be in a DDL comment.
+    if head[257:265] in (b"ustar\x0000", b"ustar  \x00"):
         return "a tar archive"
     return next((what for magic, what in _MAGIC if head.startswith(magic)), None)
 

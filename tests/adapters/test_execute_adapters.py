@@ -18,7 +18,9 @@ from fastapi.testclient import TestClient
 from mcp import Client
 
 from schema_search.cli.mcp import mcp_server
+from schema_search.errors import ModelUnavailable
 from schema_search.http import create_app
+from schema_search.mcp import create_server
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
@@ -140,3 +142,26 @@ def test_http_execute_needs_the_admin_key_where_the_server_sets_one(config: Path
     body = {"sql": EXACT, "question": QUESTION, "answers": ANSWERS}
     assert client.post("/v1/catalogs/shop/execute", json=body).status_code == 403
     assert client.post("/v1/catalogs/shop/execute", json=body, headers={"X-Admin-Key": "k3y"}).status_code == 200
+
+
+class NoModel(Workspace):
+    """A workspace whose embedding model cannot be had: checking and running SQL must not need it."""
+
+    def embedder(self):
+        raise ModelUnavailable("No embedding model in this test.", hint="Only a search needs it.")
+
+
+def test_validate_and_execute_sql_need_no_embedding_model(config: Path) -> None:
+    workspace = NoModel(Settings(config_file=config, dense=True))
+
+    async def run():
+        async with Client(create_server(workspace, ["shop"])) as client:
+            checked = await client.call_tool("validate_sql", {"sql": EXACT})
+            checklist = await client.call_tool("execute_sql", {"sql": EXACT, "question": QUESTION, "answers": ANSWERS})
+            search = await client.call_tool("search_tables", {"question": "revenue"})
+            return checked, checklist, search
+
+    checked, checklist, search = anyio.run(run)
+    assert not checked.is_error and checked.structured_content["ok"]
+    assert checklist.structured_content["status"] == "ready"
+    assert search.is_error and "No embedding model" in search.content[0].text  # the search did need it

@@ -331,3 +331,20 @@ def test_delete_while_another_process_indexes_is_a_409_and_deletes_nothing(clien
             fcntl.flock(lock, fcntl.LOCK_UN)
     assert "being indexed" in body["detail"]
     assert client.post("/v1/catalogs/tiny/search", json={"question": "contacts"}).status_code == 200
+
+
+def test_a_ddl_comment_that_holds_ustar_where_tar_keeps_its_magic_is_still_ddl():
+    import io
+    import tarfile
+
+    from schema_search.http.sniff import sniff
+
+    ddl = b"-- " + b"x" * 254 + b"ustard, mustard and more\nCREATE TABLE t (id int);"
+    assert ddl[257:262] == b"ustar" and sniff(ddl) is None
+    for form in (tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT, tarfile.PAX_FORMAT):
+        archive = io.BytesIO()
+        with tarfile.open(fileobj=archive, mode="w", format=form) as tar:
+            info = tarfile.TarInfo("a.md")
+            info.size = 1
+            tar.addfile(info, io.BytesIO(b"x"))
+        assert sniff(archive.getvalue()) == "a tar archive", form

@@ -12,7 +12,6 @@ import pytest
 
 from schema_search.agent import ask as agent
 from schema_search.agent.ask import AgentFailed, ModelNotReady, ask
-from schema_search.agent.execute import execute_sql, source_url
 from schema_search.agent.table_tools import SchemaTools
 from schema_search.cli import main
 from schema_search.workspace import Workspace
@@ -78,23 +77,15 @@ def cite_text(messages: list[dict[str, Any]]) -> str:
     return f"Ratings come from [{ids['main.reviews']}], names from [{ids['main.products']}]; see also [T000000]."
 
 
-def executor(workspace: Workspace) -> Callable[[str], Any]:
-    catalog = workspace.searcher("shop").catalog
-    url = source_url(catalog)
-    return lambda sql: execute_sql(url, sql, catalog, max_rows=10, timeout_s=5)
-
-
-def test_retrieve_validate_repair_once_and_run_read_only(shop_workspace: Workspace, shop_db: Path) -> None:
+def test_retrieve_validate_and_repair_once_without_running_anything(shop_workspace: Workspace, shop_db: Path) -> None:
     model = happy_model()
     before = fingerprint(shop_db)
     tools = SchemaTools(shop_workspace, "shop")
-    answer = ask("Top-rated products in the Kitchen category", tools=tools, model="scripted", complete=model,
-                 execute=executor(shop_workspace))  # fmt: skip
+    answer = ask("Top-rated products in the Kitchen category", tools=tools, model="scripted", complete=model)
 
     assert answer.sql.startswith("SELECT p.name, AVG(r.rating) AS avg_rating FROM products AS p JOIN reviews AS r")
     assert answer.dialect == "sqlite" and answer.repaired and answer.turns == 4
-    assert answer.result.columns == ["name", "avg_rating"]
-    assert answer.result.rows == [["Pan", 5.0], ["Pot", 4.0]]
+    assert answer.result is None  # rows come only through the checklist (ask --execute, execute_sql)
     assert [t.split()[1] for t in answer.tables] == ["main.categories", "main.products", "main.reviews"]
     assert answer.explanation == (
         "Ratings come from [main.reviews], names from [main.products]; see also [unverified: T000000]."
@@ -120,18 +111,6 @@ def test_a_second_refusal_ends_the_run(shop_workspace: Workspace) -> None:
     )
     with pytest.raises(AgentFailed, match="refused again after a repair: Only read-only queries are allowed"):
         ask("q", tools=SchemaTools(shop_workspace, "shop"), model="scripted", complete=model)
-
-
-def test_a_database_error_counts_as_the_repair(shop_workspace: Workspace) -> None:
-    model = ScriptedModel(
-        # Valid names, but SQLite rejects the statement when it runs.
-        lambda m: call("submit_sql", {"sql": "SELECT json_extract(name, '$.a') FROM products", "explanation": ""}),
-        lambda m: call("submit_sql", {"sql": "SELECT abs(unit_price) AS p FROM products ORDER BY p", "explanation": ""}),
-    )
-    answer = ask("q", tools=SchemaTools(shop_workspace, "shop"), model="scripted", complete=model,
-                 execute=executor(shop_workspace))  # fmt: skip
-    assert "The database refused it: " in model.calls[1][-1]["content"]
-    assert answer.repaired and answer.result.rows == [[15], [20], [30]]
 
 
 def test_bad_arguments_unknown_tools_and_chatter_are_answered_not_fatal(shop_workspace: Workspace) -> None:
@@ -296,3 +275,16 @@ def test_ask_execute_prints_the_open_questions_instead_of_running_then_runs_once
     assert "Rows (1, " in out and str(sample_shop.revenue(database, "Acme GmbH", "2026-11-01", "2026-12-01")) in out
     code, out, err = run(exact, *answered)  # no --yes and no terminal to ask: refused, nothing ran
     assert code == 2 and "Rows (" not in out and "Add --yes" in err
+
+
+def test_ask_execute_reports_what_the_database_refuses(
+    shop_workspace: Workspace, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    # Valid names, but SQLite rejects the statement when it runs: an error, after the approval, no rows.
+    model = ScriptedModel(lambda m: call("submit_sql", {"sql": "SELECT json_extract(name, '$.a') FROM products", "explanation": ""}))
+    monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None, **_: model)
+    monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
+    code = main(["--home", str(shop_workspace.settings.home), "ask", "names", "--catalog", "shop", "--model", "m", "--execute", "--yes"])
+    captured = capsys.readouterr()
+    assert code == 2 and "Rows (" not in captured.out
+    assert "error: " in captured.err and "malformed JSON" in captured.err

@@ -21,22 +21,33 @@ from .config import ConfigError, Sources, find_config, load_config, unknown_key
 from .core.embedders import default_model_cache
 
 
+# config_file's aliases: its environment variables' full names, the documented one first (the
+# one pydantic takes when both are set). The sources hold its value under one of them, or
+# under the field's name.
+CONFIG_FILE_KEYS = ("schema_search_config_file", "schema_search_config")
+
+
 def _default_home() -> Path:
     return Path(platformdirs.user_data_dir("schema-search", appauthor=False))
 
 
 class Settings(BaseSettings):
     # hide_input_in_errors: a malformed SCHEMA_SEARCH_SOURCE_URLS must not print its passwords.
-    model_config = SettingsConfigDict(env_prefix="SCHEMA_SEARCH_", extra="ignore", hide_input_in_errors=True)
+    # populate_by_name: Settings(config_file=...) by the field's name, which is not one of its aliases.
+    model_config = SettingsConfigDict(
+        env_prefix="SCHEMA_SEARCH_", extra="ignore", hide_input_in_errors=True, populate_by_name=True
+    )
 
     config_file: Path | None = Field(
         None,
-        # SCHEMA_SEARCH_CONFIG is the short name; the field's own name works too, as for every setting.
-        validation_alias=AliasChoices("config_file", "schema_search_config", "schema_search_config_file"),
+        # SCHEMA_SEARCH_CONFIG is the short name. The aliases are the variables' full names: an
+        # alias is read from the environment as written, without the prefix, and a bare
+        # CONFIG_FILE belongs to whatever else runs in the container.
+        validation_alias=AliasChoices(*CONFIG_FILE_KEYS),
         description=(
             "TOML file naming the catalogs and corpora to serve (with database URLs and the operator's "
             "instructions) and settings by field name; default: `./schema-search.toml` when it exists. "
-            "Also read from `SCHEMA_SEARCH_CONFIG`."
+            "Also read from `SCHEMA_SEARCH_CONFIG`; never from a bare `CONFIG_FILE`."
         ),
     )
     home: Path = Field(
@@ -342,7 +353,8 @@ class Settings(BaseSettings):
         catalog's table in the config file: the explicit override.
 
         Raises:
-            ConfigError: the password's environment variable is unset or its file unreadable.
+            SecretUnavailable: the password's (or the URL's) environment variable is unset, or the
+                password file unreadable.
         """
         if catalog in self.source_urls:
             return self.source_urls[catalog].get_secret_value()
@@ -373,12 +385,14 @@ class ConfigFileSource(PydanticBaseSettingsSource):
     """
 
     def __call__(self) -> dict[str, Any]:
-        path = find_config(self.current_state.get("config_file"), Path.cwd())
+        keys = [key for key in (*CONFIG_FILE_KEYS, "config_file") if self.current_state.get(key) is not None]
+        path = find_config(self.current_state[keys[0]] if keys else None, Path.cwd())
         if path is None:
             return {}
         config = load_config(path)
         fields = {name: f for name, f in self.settings_cls.model_fields.items() if name != "config_file"}
-        values: dict[str, Any] = {"config_file": path}
+        # Under the key the file was named by, if it was: one value, not two for pydantic to choose from.
+        values: dict[str, Any] = {keys[0] if keys else "config_file": path}
         for key, value in config.settings.items():
             if key not in fields:
                 raise unknown_key(path, key, [*fields, "catalogs", "corpora"])

@@ -27,7 +27,7 @@ GLOBAL_OPTIONS = (
             "dest": "config_file",
             "metavar": "FILE",
             "type": Path,
-            "help": "TOML file of catalogs, corpora and settings (default: $SCHEMA_SEARCH_CONFIG_FILE, "
+            "help": "TOML file of catalogs, corpora and settings (default: $SCHEMA_SEARCH_CONFIG_FILE or $SCHEMA_SEARCH_CONFIG, "
             "else ./schema-search.toml when it exists)",
         },
     ),

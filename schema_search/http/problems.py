@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse
 
-from .. import errors
+from .. import config, errors
 from ..agent import query_errors
 from ..errors import SchemaSearchError, TooManyRequests, status_phrase
 
@@ -23,7 +23,7 @@ PROBLEM_REF = "#/components/schemas/Problem"
 # warming up, no such path, a method the path does not take, a bug.
 APP_CODES = {"not_ready": 503, "no_such_route": 404, "method_not_allowed": 405, "internal_error": 500}
 # The modules whose errors reach an HTTP client (others are caught on the way, or belong to the CLI).
-ERROR_MODULES = (errors, query_errors)
+ERROR_MODULES = (errors, query_errors, config)
 
 
 def codes() -> dict[str, int]:
@@ -67,7 +67,7 @@ WHY = {
     415: "The upload's Content-Type is not one this route reads",
     422: "A value is malformed or out of range (the JSON body included)",
     429: "The worker has too many requests in flight; retry after `Retry-After` seconds",
-    503: "The embedding model (or this worker) is not available yet",
+    503: "The embedding model (or this worker) is not available yet, or a database password or variable the server needs for this catalog is not set",
 }
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}}
 

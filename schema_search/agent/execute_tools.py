@@ -13,7 +13,6 @@ runs on that same guarded path, with a small row cap and a short time limit.
 
 from __future__ import annotations
 
-import re
 from typing import Literal, Mapping
 
 from pydantic import BaseModel, Field
@@ -27,8 +26,9 @@ from .citations import Ledger, Source, literal
 from .execute import DEFAULT_MAX_BYTES, DEFAULT_MEMORY_MB, QueryResult, dialect_of, execute_sql
 from .fence import fence
 from .preflight import Checklist, Probe, ProbeOperator, ProbeResult, pattern_text, preflight
+from .slots import LiteralKind
 from .query_errors import ExecutionOff, QueryFailed, QueryRefused, QueryStopped
-from .tool_tags import ToolTags, missing, parse
+from .tool_tags import ToolTags, missing, parse, unconfirmed
 from .verdicts import VerdictLog, approve
 
 # In the data directory, beside the catalogs: one log of every checklist of every catalog.
@@ -142,7 +142,8 @@ class ExecuteTools:
         if ledger is not None:
             ledger.record(Source(t.source_id, "table", t.table) for t in tables)
         base = {"verdict": checklist.verdict, "checklist": checklist, "conversation": state, "tables": tables}
-        if approval is None or not approval.strip():
+        # The description's [confirm] tag names the argument that carries the approval: without it, the checklist only.
+        if unconfirmed(self.tags, {"approval": approval}):
             self.log.record(checklist)
             return ExecuteResult(status=checklist.status, message=_next_step(checklist), **base)
         # The approval is judged before this call's checklist is recorded: only an earlier one counts.
@@ -169,7 +170,7 @@ def for_catalog(settings: Settings, name: str, catalog: Catalog, url: str | None
 
     Raises:
         ExecutionOff: no database is configured for it: running queries on it is off.
-        ConfigError: its password's environment variable is unset or its file unreadable.
+        SecretUnavailable: its password's environment variable is unset or its file unreadable.
     """
     url = url or settings.execution_url(name)
     if url is None:
@@ -224,12 +225,13 @@ def database_probe(
 
     One query per look-up, at most ``3 * max_values`` short rows: the distinct values the
     predicate selects, those that contain its text in any case, and a few stored ones.
+    The literal is compared as the SQL wrote it: ``'01234'`` as text, ``1234`` as a number.
     Columns whose name marks secrets or personal data are not read, and stored values
     that look like either are dropped, as when values are sampled for the index.
     """
     dialect = dialect_of(url)
 
-    def probe(column: str, value: str, operator: ProbeOperator) -> ProbeResult:
+    def probe(column: str, value: str, operator: ProbeOperator, kind: LiteralKind = "string") -> ProbeResult:
         schema, table_name, column_name = column.split(".", 2)
         table = catalog.table(f"{schema}.{table_name}")
         found = table.column(column_name) if table is not None else None
@@ -237,7 +239,7 @@ def database_probe(
             return ProbeResult(error=f"{column} is not in catalog {catalog.name!r}.")
         if column_kind(found.name) is not None:
             return ProbeResult(error=f"{table_name}.{found.name} may hold personal data or secrets; its values are not read.")
-        sql = _probe_sql(table.schema, table.name, found.name, value, operator, dialect, max_values)
+        sql = _probe_sql(table.schema, table.name, found.name, value, operator, dialect, max_values, kind)
         try:
             result = execute_sql(url, sql, catalog, max_rows=3 * max_values, timeout_s=timeout_s,
                                  max_bytes=64_000, memory_mb=memory_mb, allow_privileged=allow_privileged)  # fmt: skip
@@ -252,8 +254,10 @@ def database_probe(
     return probe
 
 
-def _probe_sql(schema: str, table: str, column: str, value: str, operator: str, dialect: str, limit: int) -> str:
+def _probe_sql(schema: str, table: str, column: str, value: str, operator: str, dialect: str, limit: int,
+               kind: LiteralKind = "string") -> str:  # fmt: skip
     """The probe's one query: three capped DISTINCT reads of one column, tagged 1, 2, 3.
+    ``value`` is written back as the SQL wrote it (``kind``): a number only if it was one.
 
     >>> print(_probe_sql("main", "suppliers", "company_name", "Acme", "=", "sqlite", 10))
     ... # doctest: +NORMALIZE_WHITESPACE
@@ -268,10 +272,9 @@ def _probe_sql(schema: str, table: str, column: str, value: str, operator: str, 
 
     name = exp.column(exp.to_identifier(column, quoted=True))
     source = exp.table_(exp.to_identifier(table, quoted=True), db=exp.to_identifier(schema, quoted=True))
-    number = re.fullmatch(r"-?\d+(\.\d+)?", value) is not None
-    given = exp.Literal.number(value) if number else exp.Literal.string(value)
-    selects = {"=": exp.EQ, "like": exp.Like, "ilike": exp.ILike}[operator](this=name.copy(), expression=given)
-    text = max(pattern_text(value) if operator != "=" else [value], key=len, default=value)
+    given = _given(value, kind)
+    selects = {"=": exp.EQ, "like": exp.Like, "ilike": exp.ILike, "glob": exp.Glob}[operator](this=name.copy(), expression=given)
+    text = max(pattern_text(value, operator) if operator != "=" else [value], key=len, default=value)
     contains = exp.Like(this=exp.Lower(this=exp.cast(name.copy(), "TEXT")),
                         expression=exp.Literal.string(f"%{text.lower()}%"))  # fmt: skip
     branches = [(1, "matched", selects), (2, "near", contains), (3, "stored", exp.not_(exp.Is(this=name.copy(), expression=exp.null())))]
@@ -284,6 +287,21 @@ def _probe_sql(schema: str, table: str, column: str, value: str, operator: str, 
     for part in parts[1:]:
         query = exp.union(query, part, distinct=False)
     return sqlglot.transpile(query.sql(dialect=dialect), read=dialect, write=dialect)[0]
+
+
+def _given(value: str, kind: LiteralKind):
+    """The literal as the SQL wrote it; a number only when it was written as one (and parses as one)."""
+    from sqlglot import exp
+
+    if kind == "number":
+        try:
+            float(value)
+            return exp.Literal.number(value)
+        except ValueError:
+            pass
+    if kind == "boolean" and value.lower() in ("true", "false"):
+        return exp.Boolean(this=value.lower() == "true")
+    return exp.Literal.string(value)
 
 
 # -- text for agents ------------------------------------------------------------------

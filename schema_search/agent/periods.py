@@ -11,8 +11,9 @@ passed in.
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
-from typing import NamedTuple
+from datetime import date, datetime, timedelta, timezone, tzinfo
+from typing import NamedTuple, Sequence
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 MONTHS = {m: i for i, names in enumerate(
     [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
@@ -44,8 +45,44 @@ class Period(NamedTuple):
     text: str
 
     def holds(self, day: date) -> bool:
-        """``day`` lies in the period, or is its exclusive end (``placed_at < '2026-11-01'`` closes October)."""
-        return self.start <= day <= self.end
+        """``day`` lies in the period; its exclusive end does not.
+
+        >>> october = Period(date(2026, 10, 1), date(2026, 11, 1), "October 2026")
+        >>> october.holds(date(2026, 10, 31)), october.holds(date(2026, 11, 1))
+        (True, False)
+        """
+        return self.start <= day < self.end
+
+    def equals(self, interval: Interval | None) -> bool:
+        """The SQL's interval is exactly this period: from its first day's midnight to the
+        midnight after its last day, both bounds present.
+
+        >>> october = Period(date(2026, 10, 1), date(2026, 11, 1), "October 2026")
+        >>> october.equals(Interval(datetime(2026, 10, 1), datetime(2026, 11, 1))), october.equals(Interval(datetime(2026, 10, 1), None))
+        (True, False)
+        """
+        return (interval is not None and interval.start == datetime.combine(self.start, datetime.min.time())
+                and interval.end == datetime.combine(self.end, datetime.min.time()))  # fmt: skip
+
+
+class Interval(NamedTuple):
+    """What a time filter selects: ``start`` inclusive, ``end`` exclusive; ``None`` where open."""
+
+    start: datetime | None
+    end: datetime | None
+
+    def describe(self) -> str:
+        """The interval in words, for a question to the user.
+
+        >>> Interval(datetime(2026, 11, 1), None).describe(), Interval(datetime(2026, 10, 1), datetime(2026, 11, 1)).describe()
+        ('from 2026-11-01 on, with no end', 'from 2026-10-01 to 2026-11-01 (end excluded)')
+        """
+        start, end = (_shown(t) if t is not None else None for t in self)
+        if start and end:
+            return f"from {start} to {end} (end excluded)" if self.start < self.end else f"nothing (from {start} but before {end})"
+        if start:
+            return f"from {start} on, with no end"
+        return f"before {end}, with no start" if end else "any time"
 
 
 def relative_phrases(question: str) -> list[str]:
@@ -137,6 +174,113 @@ def literal_day(literal: str) -> date | None:
     if not match:
         return None
     return _day(int(match[1]), int(match[2] or 1), int(match[3] or 1))
+
+
+# '2026', '2026-10', '2026-10-05', '2026-10-05 12:30', '2026-10-05T12:30:15.250+02:00'.
+_STAMP = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
+# How a bound reads once flipped by NOT: NOT (x >= a) is x < a.
+_NEGATED = {"not >=": "<", "not >": "<=", "not <": ">=", "not <=": ">"}
+
+
+def literal_span(literal: str) -> tuple[datetime, datetime] | None:
+    """The instants a date literal stands for, to the precision it is written in: a day is
+    its 24 hours, a month its days, ``'12:30'`` a minute. ``None`` if it is not a date.
+
+    A written offset (``Z``, ``+02:00``) is dropped: the wall-clock time is compared, as
+    the question's periods carry no time zone either.
+
+    >>> literal_span("2026-10")
+    (datetime.datetime(2026, 10, 1, 0, 0), datetime.datetime(2026, 11, 1, 0, 0))
+    >>> literal_span("2026-10-31 23:59:59")[1], literal_span("paid")
+    (datetime.datetime(2026, 11, 1, 0, 0), None)
+    """
+    match = _STAMP.match(literal.strip())
+    if not match:
+        return None
+    year, month, day, hour, minute, second, fraction = match.groups()
+    try:
+        start = datetime(int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0), int(second or 0),
+                         int((fraction or "0").ljust(6, "0")))  # fmt: skip
+    except ValueError:
+        return None
+    if fraction:
+        step = timedelta(microseconds=10 ** (6 - len(fraction)))
+    elif second:
+        step = timedelta(seconds=1)
+    elif minute:
+        step = timedelta(minutes=1)
+    elif day:
+        step = timedelta(days=1)
+    elif month:
+        return start, datetime.combine(_next_month(start.date()), datetime.min.time())
+    else:
+        return start, start.replace(year=start.year + 1)
+    return start, start + step
+
+
+def selected_interval(bounds: Sequence[tuple[str, Sequence[str]]]) -> Interval | None:
+    """The interval a column must lie in to pass every one of ``bounds`` (all ANDed), each
+    an operator and its literals: ``>=`` and ``>`` raise the start, ``<`` and ``<=`` lower
+    the end, ``between`` sets both (inclusive), ``=`` (or ``in`` one value) is the span of
+    its literal. ``None`` when the bounds are no single interval (``<>``, ``NOT BETWEEN``,
+    ``IN`` several days, a literal that is no date).
+
+    >>> selected_interval([(">=", ["2026-10-01"]), ("<=", ["2026-10-31"])]) == selected_interval([("=", ["2026-10"])])
+    True
+    >>> selected_interval([(">=", ["2026-10-01"])]).end is None, selected_interval([("<>", ["2026-10-15"])])
+    (True, None)
+    """
+    start: datetime | None = None
+    end: datetime | None = None
+    for operator, literals in bounds:
+        operator = _NEGATED.get(operator, operator)
+        spans = [literal_span(v) for v in literals]
+        if not spans or any(span is None for span in spans):
+            return None
+        if operator in ("=", "in") and len(spans) == 1:
+            low, high = spans[0]
+        elif operator == "between" and len(spans) == 2:
+            low, high = spans[0][0], spans[1][1]
+        elif operator in (">=", ">") and len(spans) == 1:
+            low, high = spans[0][0 if operator == ">=" else 1], None
+        elif operator in ("<", "<=") and len(spans) == 1:
+            low, high = None, spans[0][0 if operator == "<" else 1]
+        else:
+            return None
+        start = low if start is None or (low is not None and low > start) else start
+        end = high if end is None or (high is not None and high < end) else end
+    return Interval(start, end)
+
+
+def today_in(zone: str, now: datetime) -> tuple[date, str | None]:
+    """The date at instant ``now`` (aware) in time zone ``zone`` (an IANA name, ``UTC``,
+    ``GMT+2``, ``UTC-05:30``), and why it was taken in UTC instead when ``zone`` is unknown.
+
+    >>> today_in("Europe/Berlin", datetime(2026, 12, 31, 23, 30, tzinfo=timezone.utc))
+    (datetime.date(2027, 1, 1), None)
+    >>> today_in("UTC-05:00", datetime(2027, 1, 1, 3, 0, tzinfo=timezone.utc))[0]
+    datetime.date(2026, 12, 31)
+    """
+    found = _zone(zone)
+    if found is None:
+        return now.astimezone(timezone.utc).date(), f"time zone {zone!r} is not known here: today was taken in UTC"
+    return now.astimezone(found).date(), None
+
+
+def _zone(name: str) -> tzinfo | None:
+    offset = re.fullmatch(r"(?:UTC|GMT)(?:([+-])(\d{1,2})(?::?(\d{2}))?)?", name.strip())
+    if offset:
+        sign, hours, minutes = offset.groups()
+        delta = timedelta(hours=int(hours or 0), minutes=int(minutes or 0))
+        return timezone(-delta if sign == "-" else delta)
+    try:
+        return ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def _shown(moment: datetime) -> str:
+    return moment.date().isoformat() if moment.time() == datetime.min.time() else moment.isoformat(sep=" ")
 
 
 def _day(year: int, month: int, day: int) -> date | None:

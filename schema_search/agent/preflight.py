@@ -15,34 +15,50 @@ which one?"), instead of rows. A value the question gives but that the database 
 under several spellings is an unknown too: the SQL would otherwise pick one, or add
 them up, without the user knowing.
 
+A literal no comparison with a column explains (``IN (SELECT 'Acme GmbH')``, a CTE's
+constant: a ``literal:N`` slot) is looked up the same way, but the database cannot
+confirm it: it needs the question, the operator or the user.
+
+A time filter counts as the question's only when the interval it selects (each bound's
+operator, the bounds ANDed) is exactly the period the question, the user or the
+reference date names; open ends, other months and ``<>`` are asked about. SQL that
+reads the database clock is bound to the day: its value holds today's date in the
+time zone, so an approval given in December does not run the same SQL in January.
+
 The probe is passed in (see :func:`~.execute_tools.database_probe`), so this module
-does no I/O of its own.
+does no I/O of its own; at most :data:`MAX_PROBES` look-ups are made per checklist.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from typing import Callable, Literal, Mapping
 
 from pydantic import BaseModel, Field
 
 from ..tables.catalog import Catalog
-from .periods import Period, literal_day, named_periods, relative_period, relative_phrases
-from .slots import Slot, SlotSource, slots
+from .periods import Interval, Period, literal_span, named_periods, relative_period, relative_phrases, selected_interval, today_in
+from .slots import LiteralKind, Slot, SlotSource, slots
 from .sqlcheck import validate_sql
 from .verdicts import verdict_id
 
 ChecklistStatus = Literal["ready", "needs_answers", "refused"]
-# What a probe is asked: is the literal stored (=), or what does the pattern select (like, ilike).
-ProbeOperator = Literal["=", "like", "ilike"]
+# What a probe is asked: is the literal stored (=), or what does the pattern select (like, ilike, glob).
+ProbeOperator = Literal["=", "like", "ilike", "glob"]
+# The most database look-ups one checklist makes: an IN list of a thousand values must not
+# hold a worker for minutes. Slots past it are filled from the other sources or asked.
+MAX_PROBES = 20
 _TIME_ZONE = re.compile(
     r"\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)/[A-Za-z_]+(?:/[A-Za-z_]+)?\b"
     r"|\b(?:UTC|GMT)(?:[+-]\d{1,2}(?::?\d{2})?)?\b"
 )
 _TODAY = re.compile(r"\btoday\b\D{0,20}(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
 # Operators whose literal names stored values, so the database can confirm or disambiguate it.
-_SELECTING = {"=": "=", "in": "=", "like": "like", "ilike": "ilike"}
+_SELECTING = {"=": "=", "in": "=", "like": "like", "ilike": "ilike", "glob": "glob"}
+# What is wildcard, not text, in each kind of pattern.
+_WILDCARDS = {"like": r"[%_]+", "ilike": r"[%_]+", "glob": r"[*?\[\]]+", "similar to": r"[%_|*+?(){}\[\]]+",
+              "regexp": r"[.^$*+?(){}\[\]|\\]+", "iregexp": r"[.^$*+?(){}\[\]|\\]+"}  # fmt: skip
 
 
 class ProbeResult(BaseModel):
@@ -54,8 +70,8 @@ class ProbeResult(BaseModel):
     error: str | None = Field(None, description="Why the database could not be asked.")
 
 
-# (column as schema.table.column, literal, operator) -> what is stored.
-Probe = Callable[[str, str, ProbeOperator], ProbeResult]
+# (column as schema.table.column, literal, operator, how the literal is written) -> what is stored.
+Probe = Callable[[str, str, ProbeOperator, LiteralKind], ProbeResult]
 
 
 class Checklist(BaseModel):
@@ -93,6 +109,7 @@ def preflight(
     defaults: Mapping[str, str] | None = None,
     probe: Probe | None = None,
     conversation: Mapping[str, str] | None = None,
+    now: datetime | None = None,
 ) -> Checklist:
     """The checklist of ``sql`` for ``question``: each slot filled from the first source that
     has it (question, instructions, defaults, database, conversation), or asked about.
@@ -108,6 +125,8 @@ def preflight(
             (``value:main.orders.status``, ``orders.status`` or the bare column name) and its value.
         probe: looks values up in the database (bounded, read-only); ``None`` skips that source.
         conversation: earlier answers of the user, slot key (or ``time``) to value.
+        now: the instant the checklist is made (aware; default: the system clock), which
+            fixes "today" in a time zone for SQL that reads the database clock.
     """
     defaults, conversation = dict(defaults or {}), dict(conversation or {})
     validation = validate_sql(sql, dialect, catalog)
@@ -116,7 +135,7 @@ def preflight(
         return Checklist(status="refused", catalog=catalog.name, question=question, dialect=validation.dialect,
                          sql=None, verdict=verdict_id(catalog.name, sql, {}), slots=[], unknowns=[], questions=[],
                          tables=validation.tables, errors=errors, warnings=validation.warnings)  # fmt: skip
-    lookup = _Lookup(question, instructions, defaults, probe, conversation)
+    lookup = _Lookup(question, instructions, defaults, probe, conversation, catalog, now or datetime.now(timezone.utc))
     filled = [lookup.fill(slot, max_rows) for slot in slots(validation.sql, validation.dialect, catalog)]
     unknowns = [slot for slot in filled if slot.source is None]
     warnings = [*validation.warnings, *lookup.warnings]
@@ -150,24 +169,25 @@ def mentions(text: str, phrase: str) -> bool:
     return re.search(rf"(?<!\w){pattern}(?!\w)", text or "", re.IGNORECASE) is not None
 
 
-def pattern_text(pattern: str) -> list[str]:
-    """The plain pieces of a LIKE pattern, the words a question would use.
+def pattern_text(pattern: str, operator: str = "like") -> list[str]:
+    """The plain pieces of a pattern (LIKE, GLOB, SIMILAR TO, a regular expression), the words a question would use.
 
-    >>> pattern_text("%Acme%"), pattern_text("Acme_%Ltd")
-    (['Acme'], ['Acme', 'Ltd'])
+    >>> pattern_text("%Acme%"), pattern_text("Acme_%Ltd"), pattern_text("Acme G*", "glob"), pattern_text("^Acme (Ltd|GmbH)$", "regexp")
+    (['Acme'], ['Acme', 'Ltd'], ['Acme G'], ['Acme ', 'Ltd', 'GmbH'])
     """
-    return [piece for piece in re.split(r"[%_]+", pattern) if piece.strip()]
+    wildcards = _WILDCARDS.get(operator.removeprefix("not ").strip(), r"[%_]+")
+    return [piece for piece in re.split(wildcards, pattern) if piece.strip()]
 
 
 class _Lookup:
     """Fills slots from the sources in order; remembers what it could not ask the database."""
 
     def __init__(self, question: str, instructions: str, defaults: dict[str, str], probe: Probe | None,
-                 conversation: dict[str, str]) -> None:  # fmt: skip
+                 conversation: dict[str, str], catalog: Catalog, now: datetime) -> None:  # fmt: skip
         self.question, self.instructions, self.defaults = question, instructions, defaults
-        self.probe, self.conversation = probe, conversation
+        self.probe, self.conversation, self.catalog, self.now = probe, conversation, catalog, now
         self.warnings: list[str] = []
-        self._probed: dict[tuple[str, str, str], ProbeResult] = {}
+        self._probed: dict[tuple[str, str, str, str], ProbeResult] = {}
 
     def fill(self, slot: Slot, max_rows: int) -> Slot:
         if slot.kind in ("table", "column"):  # validate_sql found each in the catalog
@@ -193,10 +213,13 @@ class _Lookup:
     # -- values ------------------------------------------------------------------------
 
     def _value(self, slot: Slot) -> Slot:
+        if slot.column is None and slot.key.startswith("literal:"):
+            return self._loose(slot)
         literal = slot.literals[0] if slot.literals else slot.fragment
         operator = slot.operator or "="
         probing = _SELECTING.get(operator)
-        text = pattern_text(literal) if operator in ("like", "ilike", "not like", "not ilike") else [literal]
+        pattern = operator.removeprefix("not ") in _WILDCARDS
+        text = pattern_text(literal, operator) if pattern else [literal]
         options: list[str] = []
         said = ""
         if text and all(mentions(self.question, piece) for piece in text):
@@ -204,6 +227,9 @@ class _Lookup:
             options = self._said_but_several(slot, literal, probing)
             if not options:
                 note = self._nothing_stored(slot, literal, probing)
+                if pattern and not probing:
+                    note = (f"The database was not asked what {operator.upper()} {literal!r} selects: "
+                            "it may match more stored values than the question means.")  # fmt: skip
                 return _filled(slot, literal, "question", note)
         elif probing:
             said, options = self._partly_said(slot, literal)
@@ -236,14 +262,34 @@ class _Lookup:
             for start in range(len(words) - size + 1):
                 part = " ".join(words[start:start + size])
                 if len(part) >= 3 and mentions(self.question, part):
-                    near = self._probe(slot, part, "=").near
+                    near = self._probe(slot, part, "=", "string").near
                     return (part, near) if len(near) > 1 else ("", [])
         return "", []
 
     def _nothing_stored(self, slot: Slot, literal: str, probing: str | None) -> str | None:
-        if probing and not self._probe(slot, literal, probing).matched and self.probe is not None:
+        result = self._probe(slot, literal, probing) if probing else None
+        if result is not None and not result.matched and not result.error and self.probe is not None:
             return f"No stored value of {_shown(slot)} matches {literal!r}: the result will be empty."
         return None
+
+    def _loose(self, slot: Slot) -> Slot:
+        """A literal no comparison with a column explains: no probe can confirm it, so the
+        question, the operator or the user must name it."""
+        literal = slot.literals[0]
+        for source, text in (("question", self.question), ("instructions", self.instructions)):
+            if mentions(text, literal):
+                return _filled(slot, literal, source)  # type: ignore[arg-type]
+        default = self.defaults.get(slot.key)
+        if default is not None and str(default).lower() == literal.lower():
+            return _filled(slot, literal, "defaults")
+        answer = _answer(self.conversation, slot)
+        if answer is not None and answer.lower() == literal.lower():
+            return _filled(slot, literal, "conversation")
+        if answer is not None:
+            return _asked(slot, f"The user answered {answer!r} for {slot.key}, but the SQL still uses {literal!r} "
+                                f"({slot.fragment}): write the SQL with {answer!r}.")  # fmt: skip
+        return _asked(slot, f"{literal!r} in {slot.fragment}: the question does not say it, and no column comparison "
+                            "lets the database confirm it — which value is meant?")  # fmt: skip
 
     def _unknown_value(self, slot: Slot, literal: str, said: str, options: list[str], answer: str | None) -> Slot:
         column = _shown(slot)
@@ -264,12 +310,21 @@ class _Lookup:
             options = stored[:10]
         return slot.model_copy(update={"question": ask, "options": options[:10]})
 
-    def _probe(self, slot: Slot, literal: str, operator: str) -> ProbeResult:
+    def _probe(self, slot: Slot, literal: str, operator: str, kind: LiteralKind | None = None) -> ProbeResult:
         if self.probe is None or not slot.column or slot.column.count(".") != 2:
             return ProbeResult()
-        key = (slot.column, literal, operator)
+        kind = kind or slot.literal_kind or "string"
+        key = (slot.column, literal, operator, kind)
         if key not in self._probed:
-            result = self.probe(slot.column, literal, operator)  # type: ignore[arg-type]
+            if len(self._probed) >= MAX_PROBES:
+                if not any(w.startswith("More than") for w in self.warnings):
+                    self.warnings.append(
+                        f"More than {MAX_PROBES} values to look up: the database was asked about the first "
+                        f"{MAX_PROBES} only; the others are filled from the question, instructions, defaults "
+                        "or answers, or asked."
+                    )
+                return ProbeResult(error=f"not looked up: over {MAX_PROBES} look-ups in one checklist")
+            result = self.probe(slot.column, literal, operator, kind)  # type: ignore[arg-type]
             if result.error:
                 self.warnings.append(f"Could not look {_shown(slot)} up in the database: {result.error}")
             self._probed[key] = result
@@ -280,50 +335,96 @@ class _Lookup:
     def _time(self, slot: Slot) -> Slot:
         phrases = relative_phrases(self.question)
         periods = named_periods(self.question)
-        days = [d for d in map(literal_day, slot.literals) if d is not None]
         column = _shown(slot) if slot.column else "the query"
         when = f"{column} is compared with the database clock ({slot.fragment})" if slot.clock else None
-        if periods and (slot.clock or days):
+        interval = _interval(slot)
+        selects = _selects(slot, interval)
+        if periods and slot.column and (slot.clock or slot.literals):
+            named = ", ".join(p.text for p in periods)
             if slot.clock:
-                named = ", ".join(p.text for p in periods)
-                return _filled(slot, f"{slot.fragment} | {named}", "question",
-                               f"The question names {named}; the SQL computes it from the database clock: "
-                               "writing those dates would be safer.")  # fmt: skip
-            if all(any(p.holds(d) for p in periods) for d in days):
-                return _filled(slot, slot.fragment, "question")
-            return _asked(slot, f"The SQL limits {column} to {', '.join(slot.literals)}, but the question names "
-                                f"{', '.join(p.text for p in periods)} — which period is meant?")  # fmt: skip
+                return _asked(slot, f"The question names {named}, but the SQL computes {column} from the database "
+                                    f"clock ({slot.fragment}): write the dates of {named} in the SQL.")  # fmt: skip
+            if any(p.equals(interval) for p in periods):
+                return _filled(slot, slot.fragment, "question", self._whole_days(slot))
+            return _asked(slot, f"The SQL selects {column} {selects}, but the question says {_spans(periods)} "
+                                "— which period is meant?")  # fmt: skip
         if not (phrases or slot.clock):  # absolute dates the question does not state
             if any(mentions(self.instructions, v) for v in slot.literals):
                 return _filled(slot, slot.fragment, "instructions")
             default = _default(self.defaults, slot)
             if default is not None:
+                meant = named_periods(default)
+                if meant and not any(p.equals(interval) for p in meant):
+                    return _asked(slot, f"The SQL selects {column} {selects}, but the default period is "
+                                        f"{_spans(meant)} — which period is meant?")  # fmt: skip
                 return _filled(slot, slot.fragment, "defaults", f"Default period: {default}.")
             answer = _answer(self.conversation, slot, time=True)
             if answer is not None:
-                return _filled(slot, f"{slot.fragment} | {answer}", "conversation")
-            return _asked(slot, f"The SQL limits {column} to {', '.join(slot.literals) or slot.fragment}, but the "
-                                "question names no period — which period is meant?")  # fmt: skip
+                return self._answered(slot, answer, interval, selects, when)
+            return _asked(slot, f"The SQL selects {column} {selects}, but the question names no period — "
+                                "which period is meant?")  # fmt: skip
         # A relative phrase, or the clock: someone must say which day today is, and where.
         for source, zone, today in self._references():
-            if zone and (today or slot.clock):
-                mismatch = _outside(phrases, today, days) if today and days and not slot.clock else None
+            if zone and slot.clock:
+                real, why = today_in(zone, self.now)
+                fixed = (f"the default today {today.isoformat()} does not apply to it"
+                         if today and today != real else None)  # fmt: skip
+                notes = [when, _bound_to_day(real, zone), why, fixed]
+                return _filled(slot, f"{slot.fragment} | time zone {zone}, today {real.isoformat()}", source, *notes)
+            if zone and today:
+                mismatch = _outside(phrases, today, interval, selects, column)
                 if mismatch:
                     return _asked(slot, mismatch)
-                reference = f"time zone {zone}" + (f", today {today.isoformat()}" if today else "")
-                return _filled(slot, f"{slot.fragment} | {reference}", source, when)
+                stale = (f"'today' is {today.isoformat()}, a fixed date from the operator's {source}: it does not "
+                         "move with the calendar, so relative phrases keep meaning the same dates.")  # fmt: skip
+                return _filled(slot, f"{slot.fragment} | time zone {zone}, today {today.isoformat()}", source, stale,
+                               self._whole_days(slot))  # fmt: skip
         answer = _answer(self.conversation, slot, time=True)
         if answer is not None:
-            answered = named_periods(answer)
-            if answered and days and not all(any(p.holds(d) for p in answered) for d in days):
-                return _asked(slot, f"The user answered {answer!r}, but the SQL limits {column} to "
-                                    f"{', '.join(slot.literals)}: write the SQL with the dates of {answer!r}.")  # fmt: skip
-            return _filled(slot, f"{slot.fragment} | {answer}", "conversation", when)
+            return self._answered(slot, answer, interval, selects, when)
         if phrases:
             unit = re.search(r"day|week|month|quarter|year", phrases[0], re.IGNORECASE)
             which = f"which {unit.group(0).lower()}" if unit else "which dates"
             return _asked(slot, f"{phrases[0]!r} — {which}, and in which time zone?")
+        if periods:  # the clock outside a filter (an age, a difference): the named period does not fix it
+            return _asked(slot, f"{when}, beside the period the question names ({_spans(periods)}) — in which time "
+                                "zone is the current date meant?")  # fmt: skip
         return _asked(slot, f"{when}, but the question names no time — which period, and in which time zone?")
+
+    def _answered(self, slot: Slot, answer: str, interval: Interval | None, selects: str, when: str | None) -> Slot:
+        """A time slot the user answered: the period they name must be what the SQL selects;
+        SQL that reads the clock must write the dates instead, or is bound to today."""
+        column = _shown(slot) if slot.column else "the query"
+        answered = named_periods(answer)
+        if answered and slot.clock and slot.column:
+            return _asked(slot, f"The user answered {answer!r}, but the SQL computes {column} from the database clock "
+                                f"({slot.fragment}): write the dates of {answer!r} in the SQL.")  # fmt: skip
+        if answered and not slot.clock and not any(p.equals(interval) for p in answered):
+            return _asked(slot, f"The user answered {answer!r}, but the SQL selects {column} {selects}: "
+                                f"write the SQL with the dates of {answer!r}.")  # fmt: skip
+        if slot.clock:
+            zone = _TIME_ZONE.search(answer)
+            real, why = today_in(zone.group(0) if zone else "UTC", self.now)
+            unzoned = None if zone else "the answer names no time zone: today was taken in UTC"
+            return _filled(slot, f"{slot.fragment} | {answer} | today {real.isoformat()}", "conversation", when,
+                           _bound_to_day(real, zone.group(0) if zone else "UTC"), why, unzoned)  # fmt: skip
+        return _filled(slot, f"{slot.fragment} | {answer}", "conversation", self._whole_days(slot))
+
+    def _whole_days(self, slot: Slot) -> str | None:
+        """A note when the SQL compares a column that may hold times with whole days in a
+        way a database reads as midnight (``<= '2026-10-31'``, ``> '2026-09-30'``, ``= '2026-10-05'``)."""
+        if not slot.column or _is_date_type(self.catalog, slot.column):
+            return None
+        # BETWEEN's low end reads as >= (midnight is right); its high end as <=.
+        loose = [b for b in slot.bounds if b.bare and b.operator in ("<=", ">", "=", "in", "between")
+                 and any(_whole_day(v) for v in (b.literals[-1:] if b.operator == "between" else b.literals))]  # fmt: skip
+        if not loose:
+            return None
+        column = _shown(slot)
+        return (f"{column} is compared with whole days ({'; '.join(f'{b.operator} {b.literals}' for b in loose)}); read "
+                f"as the full days. If {column} holds times of day, the database compares with midnight and may "
+                f"leave out most of a day: {column} >= the first day AND {column} < the day after the last says it "
+                "either way.")  # fmt: skip
 
     def _references(self):
         """(source, time zone, today) from the instructions, then the defaults."""
@@ -334,14 +435,55 @@ class _Lookup:
                _iso(self.defaults.get("today")) or (_iso(today.group(1)) if today else None))  # fmt: skip
 
 
-def _outside(phrases: list[str], today: date, days: list[date]) -> str | None:
+def _outside(phrases: list[str], today: date, interval: Interval | None, selects: str, column: str) -> str | None:
     """Why the SQL's dates are not what the question's phrase means on ``today``, if they are not."""
     for phrase in phrases:
         period: Period | None = relative_period(phrase, today)
-        if period is not None and not all(period.holds(d) for d in days):
-            return (f"{phrase!r} on {today.isoformat()} is {period.start.isoformat()} to {period.end.isoformat()}, "
-                    f"but the SQL uses {', '.join(d.isoformat() for d in days)} — which period is meant?")  # fmt: skip
+        if period is not None and not period.equals(interval):
+            return (f"{phrase!r} on {today.isoformat()} is {period.start.isoformat()} to {period.end.isoformat()} "
+                    f"(end excluded), but the SQL selects {column} {selects} — which period is meant?")  # fmt: skip
     return None
+
+
+def _interval(slot: Slot) -> Interval | None:
+    """What a time slot's bounds select; ``None`` when that cannot be told from its literals
+    (the clock, an OR, a computed date, ``<>``)."""
+    if slot.clock or not slot.bounds or not all(b.plain and b.anded for b in slot.bounds):
+        return None
+    return selected_interval([(b.operator, b.literals) for b in slot.bounds])
+
+
+def _selects(slot: Slot, interval: Interval | None) -> str:
+    """What a time slot selects, in words, for a question to the user."""
+    if interval is not None:
+        return interval.describe()
+    if slot.clock:
+        return f"by the database clock ({slot.fragment})"
+    return f"by {slot.fragment}, which is not one stretch from a start to an end"
+
+
+def _spans(periods: list[Period]) -> str:
+    """``'October 2026' (2026-10-01 to 2026-11-01, end excluded)``, or several joined by ``or``."""
+    return " or ".join(f"{p.text!r} ({p.start.isoformat()} to {p.end.isoformat()}, end excluded)" for p in periods)
+
+
+def _bound_to_day(today: date, zone: str) -> str:
+    return (f"The SQL reads the database clock: checked for {today.isoformat()} in {zone}; an approval holds "
+            "for that day only.")  # fmt: skip
+
+
+def _whole_day(literal: str) -> bool:
+    """A literal that names a day or more, no time of day: ``'2026-10-31'``, ``'2026-10'``."""
+    span = literal_span(literal)
+    return span is not None and span[1] - span[0] >= timedelta(days=1)
+
+
+def _is_date_type(catalog: Catalog, column: str) -> bool:
+    """The catalog says the column holds dates only (``DATE``), no times of day."""
+    schema_table, _, name = column.rpartition(".")
+    table = catalog.table(schema_table)
+    found = table.column(name) if table is not None else None
+    return found is not None and found.type.strip().lower() == "date"
 
 
 def _default(defaults: Mapping[str, str], slot: Slot) -> str | None:
@@ -356,7 +498,8 @@ def _answer(conversation: Mapping[str, str], slot: Slot, *, time: bool = False) 
     return next((str(conversation[n]) for n in names if conversation.get(n) not in (None, "")), None)
 
 
-def _filled(slot: Slot, value: str, source: SlotSource, note: str | None = None) -> Slot:
+def _filled(slot: Slot, value: str, source: SlotSource, *notes: str | None) -> Slot:
+    note = " ".join(n.rstrip(".") + "." for n in notes if n) or None
     return slot.model_copy(update={"value": value, "source": source, "note": note})
 
 

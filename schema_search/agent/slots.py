@@ -3,7 +3,8 @@
 :func:`slots` lists, from the parse tree of a query that
 :func:`~schema_search.agent.sqlcheck.validate_sql` accepted, one slot per table it reads,
 per column it names, per literal it compares a column with, per time filter (and per use
-of the database's clock), and one for the row limit. :mod:`.preflight` then looks each
+of the database's clock), per literal that no comparison with a column explains (a value
+in a subquery or a CTE, a function's argument: ``literal:N``), and one for the row limit. :mod:`.preflight` then looks each
 slot's value up (the question, the operator's instructions, defaults, the database, the
 conversation) and turns the slots it cannot fill into questions for the user.
 
@@ -29,11 +30,23 @@ from .sqlcheck import _Resolver  # the same table resolution validate_sql used, 
 
 SlotKind = Literal["table", "column", "value", "time", "limit"]
 SlotSource = Literal["catalog", "question", "instructions", "defaults", "database", "conversation"]
+# How a literal was written: a probe compares '01234' as text and 1234 as a number.
+LiteralKind = Literal["string", "number", "boolean"]
 
 _COMPARISONS: dict[type, str] = {
     exp.EQ: "=", exp.NullSafeEQ: "=", exp.NEQ: "<>", exp.NullSafeNEQ: "<>", exp.GT: ">", exp.GTE: ">=",
-    exp.LT: "<", exp.LTE: "<=", exp.Like: "like", exp.ILike: "ilike",
+    exp.LT: "<", exp.LTE: "<=", exp.Like: "like", exp.ILike: "ilike", exp.Glob: "glob",
+    exp.RegexpLike: "regexp", exp.RegexpILike: "iregexp", exp.SimilarTo: "similar to",
 }  # fmt: skip
+# Where a condition filters rows; a comparison elsewhere (a CASE, the select list) filters nothing.
+_FILTERS = (exp.Where, exp.Having, exp.Qualify)
+# Functions whose string arguments are formats or paths, not values: printf('%.2f', x).
+_FORMAT_FUNCTIONS = frozenset({"printf", "format", "to_char", "to_number", "json_extract", "json_extract_path",
+                               "json_extract_path_text", "jsonb_extract_path", "jsonb_extract_path_text"})  # fmt: skip
+# Function nodes that are syntax rather than calls: a number under them may still be a filter's value.
+_NOT_CALLS = (exp.Connector, exp.Cast, exp.Case, exp.If, exp.Exists, exp.Predicate)
+# A printf-style specifier: a string made only of these and punctuation (', ', '%.2f') is layout.
+_SPECIFIER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]")
 # The operator seen from the other side: `3 < price` is `price > 3`.
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
 # Nodes whose value is the database's idea of now, in its own time zone.
@@ -52,6 +65,16 @@ _DATE_FUNCTIONS = frozenset({
 DATE_LITERAL = re.compile(r"^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 
 
+class Bound(BaseModel):
+    """One comparison of a time slot's column with literal dates, to tell the interval it selects."""
+
+    operator: str = Field(description="=, <>, <, <=, >, >=, in, between, and their `not` forms.")
+    literals: list[str] = Field(description="The dates as written.")
+    plain: bool = Field(True, description="The literals are the whole value compared, not computed from (date(x, '+1 day')).")
+    bare: bool = Field(True, description="The column itself is compared, not a function of it (date(placed_at)).")
+    anded: bool = Field(True, description="The condition must hold (ANDed in WHERE, ON or HAVING), not one branch of an OR.")
+
+
 class Slot(BaseModel):
     """One assumption of a query, and (once :mod:`.preflight` looked it up) where its value came from."""
 
@@ -64,6 +87,8 @@ class Slot(BaseModel):
     column: str | None = Field(None, description="The column compared, `schema.table.column`, aliases resolved.")
     operator: str | None = Field(None, description="How it is compared: =, <>, <, <=, >, >=, in, between, like, ilike.")
     literals: list[str] = Field(default_factory=list, description="The literal values the SQL wrote, as written.")
+    literal_kind: LiteralKind | None = Field(None, description="How a value slot's literal is written: 'x' (string) or 1 (number).")
+    bounds: list[Bound] = Field(default_factory=list, description="A time slot's comparisons with literal dates.")
     clock: bool = Field(False, description="The SQL reads the database's clock (CURRENT_DATE, now(), date('now')).")
     value: str | None = Field(None, description="The value the checklist settled on; null while it is unknown.")
     source: SlotSource | None = Field(None, description="Where the value was found; null while it is unknown.")
@@ -107,13 +132,15 @@ def slots(sql: str, dialect: str | None, catalog: Catalog) -> list[Slot]:
     compared: list[Slot] = []
     covered: set[int] = set()
     for node in tree.find_all(*_COMPARISONS, exp.In, exp.Between, bfs=False):
-        made = _compared(node, dialect, column_id)
+        made, claimed = _compared(node, dialect, column_id)
         if made:
             compared += made
-            covered.update(id(n) for n in node.walk())
+            covered.update(claimed)
     compared += [_clock_slot(node, dialect) for node in tree.walk(bfs=False)
                  if id(node) not in covered and _is_clock(node) and not _inside_clock(node)]  # fmt: skip
     for slot in _merged_times(_numbered(compared)):
+        found[slot.key] = slot
+    for slot in _loose_literals(tree, covered, dialect):
         found[slot.key] = slot
     limit = _limit(tree, dialect)
     found[limit.key] = limit
@@ -177,28 +204,36 @@ def _columns(source: exp.Expression | Scope, resolved: dict[int, Table]) -> set[
 # -- comparisons ---------------------------------------------------------------------
 
 
-def _compared(node: exp.Expression, dialect: str | None, column_id) -> list[Slot]:
-    """The slots of one comparison of a column with values; none when it compares two columns."""
+def _compared(node: exp.Expression, dialect: str | None, column_id) -> tuple[list[Slot], set[int]]:
+    """The slots of one comparison of a column with values (none when it compares two
+    columns), and the ids of the nodes they account for."""
     negated = "not " if isinstance(node.parent, exp.Not) else ""
-    fragment = (node.parent if negated else node).sql(dialect=dialect)
+    outer = node.parent if negated else node
+    fragment, anded = outer.sql(dialect=dialect), _anded(outer)
     if isinstance(node, exp.In):
         if node.args.get("query") or node.args.get("unnest") or node.args.get("field"):
-            return []
+            return [], set()
         column = _the_column(node.this)
-        values = [_literal(e, dialect) for e in node.expressions]
+        values = [_literal_of(e, dialect) for e in node.expressions]
         if column is None or any(v is None for v in values):
-            return []
-        return [_slot(column, negated + "in", [v], fragment, dialect, column_id, node.this) for v in values]
+            return [], set()
+        operator, literals = negated + "in", [v[0] for v in values]
+        slot = _slot(column, operator, literals, fragment, dialect, column_id, node.this)
+        if slot.kind == "time":  # one set of days, not one slot per day
+            return [_bounded(slot, operator, literals, True, node.this, anded)], _claimed(node, node.this)
+        return ([slot.model_copy(update={"literals": [v], "literal_kind": k}) for v, k in values],
+                _claimed(node, node.this))  # fmt: skip
     if isinstance(node, exp.Between):
         column = _the_column(node.this)
-        low, high = _literal(node.args["low"], dialect), _literal(node.args["high"], dialect)
+        low, high = _literal_of(node.args["low"], dialect), _literal_of(node.args["high"], dialect)
         if column is None or low is None or high is None:
-            return []
-        slot = _slot(column, negated + "between", [low, high], fragment, dialect, column_id, node.this,
-                     clock=_reads_clock(node))  # fmt: skip
+            return [], set()
+        operator = negated + "between"
+        slot = _slot(column, operator, [low[0], high[0]], fragment, dialect, column_id, node.this, clock=_reads_clock(node))
         if slot.kind == "time":
-            return [slot]
-        return [slot.model_copy(update={"literals": [low]}), slot.model_copy(update={"literals": [high]})]
+            return [_bounded(slot, operator, slot.literals, True, node.this, anded)], _claimed(node, node.this)
+        return ([slot.model_copy(update={"literals": [v], "literal_kind": k}) for v, k in (low, high)],
+                _claimed(node, node.this))  # fmt: skip
     operator = _COMPARISONS[type(node)]
     left, right = node.this, node.expression
     if _the_column(left) is None and _the_column(right) is not None:
@@ -206,12 +241,16 @@ def _compared(node: exp.Expression, dialect: str | None, column_id) -> list[Slot
         operator = _FLIPPED.get(operator, operator)
     column = _the_column(left)
     if column is None or right.find(exp.Column) is not None or right.find(exp.Query) is not None:
-        return []
+        return [], set()
     clock = _reads_clock(right)
-    value = _literal(right, dialect)
-    literals = [value] if value is not None else [v for v in _string_literals(right) if DATE_LITERAL.match(v)]
+    value = _literal_of(right, dialect)
+    day = value or _date_literal(right)
+    literals = [day[0]] if day else [v for v in _string_literals(right) if DATE_LITERAL.match(v)]
     kind_hint = "time" if clock or value is None and _is_date_expression(right) else None
-    return [_slot(column, negated + operator, literals, fragment, dialect, column_id, left, clock=clock, kind=kind_hint)]
+    slot = _slot(column, negated + operator, literals, fragment, dialect, column_id, left, clock=clock, kind=kind_hint)
+    if slot.kind == "time":
+        return [_bounded(slot, negated + operator, literals, day is not None, left, anded)], _claimed(node, left)
+    return [slot.model_copy(update={"literal_kind": value[1] if value else None})], _claimed(node, left)
 
 
 def _slot(
@@ -233,6 +272,30 @@ def _slot(
     return Slot(key=key, kind=kind, fragment=fragment, column=cid, operator=operator, literals=literals, clock=clock)
 
 
+def _bounded(slot: Slot, operator: str, literals: list[str], plain: bool, side: exp.Expression, anded: bool) -> Slot:
+    """A time slot with its one comparison as a bound (none when it reads the clock: there are no dates to hold)."""
+    if slot.clock:
+        return slot
+    bare = isinstance(_unwrapped(side), exp.Column)
+    return slot.model_copy(update={"bounds": [Bound(operator=operator, literals=literals, plain=plain, bare=bare, anded=anded)]})
+
+
+def _claimed(node: exp.Expression, column_side: exp.Expression) -> set[int]:
+    """What a comparison accounts for: all of it but the values inside its column's side
+    (``instr(s.company_name, 'GmbH') > 0``: 'GmbH' is an assumption of its own)."""
+    own = {id(n) for n in column_side.walk() if isinstance(n, exp.Literal) and not _structural(n)}
+    return {id(n) for n in node.walk()} - own
+
+
+def _anded(node: exp.Expression) -> bool:
+    """Whether ``node`` is a condition rows must meet: ANDed (or alone) in a WHERE, HAVING,
+    QUALIFY or a join's ON; not one branch of an OR, a CASE or a select list."""
+    child, parent = node, node.parent
+    while isinstance(parent, (exp.And, exp.Paren)):
+        child, parent = parent, parent.parent
+    return isinstance(parent, _FILTERS) or (isinstance(parent, exp.Join) and child.arg_key == "on")
+
+
 def _the_column(side: exp.Expression) -> exp.Column | None:
     """The one column a comparison's side is about (``lower(s.name)``, ``strftime('%Y', o.placed_at)``)."""
     if side.find(exp.Query) is not None:
@@ -242,16 +305,38 @@ def _the_column(side: exp.Expression) -> exp.Column | None:
     return columns[0] if len(names) == 1 else None
 
 
-def _literal(node: exp.Expression, dialect: str | None) -> str | None:
-    """The value of a plain literal (through parentheses, casts and a minus sign), as written."""
+def _unwrapped(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _literal_of(node: exp.Expression, dialect: str | None) -> tuple[str, LiteralKind] | None:
+    """The value of a plain literal (through parentheses, casts and a minus sign), as
+    written, and whether it was written as a string, a number or a boolean."""
     while isinstance(node, (exp.Paren, exp.Cast)):
         node = node.this
     if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
-        return "-" + node.this.name
+        return "-" + node.this.name, "number"
     if isinstance(node, exp.Literal):
-        return node.name
+        return node.name, "string" if node.is_string else "number"
     if isinstance(node, exp.Boolean):
-        return node.sql(dialect=dialect)
+        return node.sql(dialect=dialect), "boolean"
+    return None
+
+
+def _literal(node: exp.Expression, dialect: str | None) -> str | None:
+    found = _literal_of(node, dialect)
+    return found[0] if found else None
+
+
+def _date_literal(node: exp.Expression) -> tuple[str, LiteralKind] | None:
+    """A date written through a function of that one literal and nothing else: ``date('2026-10-01')``."""
+    node = _unwrapped(node)
+    if isinstance(node, exp.Func) and not isinstance(node, exp.Connector) and _is_date_expression(node):
+        arguments = [a for a in node.iter_expressions()]
+        if len(arguments) == 1 and isinstance(arguments[0], exp.Literal) and DATE_LITERAL.match(arguments[0].name):
+            return arguments[0].name, "string"
     return None
 
 
@@ -266,11 +351,16 @@ def _is_date_expression(node: exp.Expression) -> bool:
             return True
         if isinstance(part, exp.Cast) and part.to.is_type(*exp.DataType.TEMPORAL_TYPES):
             return True
-        if isinstance(part, exp.Func) and not isinstance(part, exp.Connector) and function_name(part) in _DATE_FUNCTIONS:
-            return True
-        if isinstance(part, (exp.Extract, exp.TimeToStr, exp.Date, exp.TsOrDsToDate, exp.TsOrDsToTimestamp)):
+        if _is_date_function(part):
             return True
     return False
+
+
+def _is_date_function(node: exp.Expression) -> bool:
+    """``node`` itself (not something inside it) is a call of a date function."""
+    if isinstance(node, (exp.Extract, exp.TimeToStr, exp.Date, exp.TsOrDsToDate, exp.TsOrDsToTimestamp)):
+        return True
+    return isinstance(node, exp.Func) and not isinstance(node, exp.Connector) and function_name(node) in _DATE_FUNCTIONS
 
 
 def _reads_clock(node: exp.Expression) -> bool:
@@ -329,11 +419,79 @@ def _merged_times(compared: list[Slot]) -> list[Slot]:
             merged[slot.key] = slot
             out.append(slot)
             continue
-        first.fragment = f"{first.fragment} AND {slot.fragment}" if slot.fragment not in first.fragment else first.fragment
+        # Bounds that must all hold read as one AND; others (OR, CASE) are listed apart.
+        joint = " AND " if all(b.anded for b in [*first.bounds, *slot.bounds]) else "; "
+        first.fragment = f"{first.fragment}{joint}{slot.fragment}" if slot.fragment not in first.fragment else first.fragment
         first.literals += [v for v in slot.literals if v not in first.literals]
+        first.bounds = [*first.bounds, *slot.bounds]
         first.clock = first.clock or slot.clock
         first.operator = first.operator if first.operator == slot.operator else "range"
     return out
+
+
+# -- literals no comparison explains ------------------------------------------------------
+
+
+def _loose_literals(tree: exp.Expression, covered: set[int], dialect: str | None) -> list[Slot]:
+    """One ``literal:N`` slot per value the SQL writes that no comparison with a column
+    claimed: ``IN (SELECT 'Acme GmbH')``, a CTE's constant, ``instr(name, 'GmbH')``.
+
+    Layout is left out: the row limit, date formats and modifiers (the time slots'),
+    separators and formats (``', '``, ``'%.2f'``), JSON paths, and numbers outside a
+    filter or inside a function's arguments (``COUNT(1)``, ``ROUND(x, 2)``, ``GROUP BY 1``).
+    """
+    found: list[Slot] = []
+    for node in tree.walk(bfs=False):  # in the order the SQL reads
+        if not isinstance(node, exp.Literal) or id(node) in covered or _structural(node):
+            continue
+        negative = isinstance(node.parent, exp.Neg)
+        value = ("-" if negative else "") + node.name
+        key = f"literal:{len(found) + 1}"
+        found.append(Slot(key=key, kind="value", fragment=_context(node, dialect), literals=[value],
+                          literal_kind="string" if node.is_string else "number"))  # fmt: skip
+    return found
+
+
+def _structural(literal: exp.Literal) -> bool:
+    """Whether a literal is layout rather than a value the result depends on."""
+    if literal.is_string and not re.search(r"[^\W_]", _SPECIFIER.sub("", literal.name)):
+        return True  # '', ', ', '%.2f': separators and formats
+    filtering, in_function = False, False
+    for ancestor in _ancestors(literal):
+        if isinstance(ancestor, (exp.Limit, exp.Offset, exp.Fetch, exp.Interval, exp.JSONPath, exp.Group, exp.Order)):
+            return True
+        if isinstance(ancestor, exp.Func) and not isinstance(ancestor, _NOT_CALLS):
+            if _is_clock(ancestor) or _is_date_function(ancestor) or function_name(ancestor) in _FORMAT_FUNCTIONS:
+                return True  # the time slots' (date('now', '-1 month')), or a format
+            in_function = in_function or not filtering
+        if isinstance(ancestor, (*_FILTERS, exp.Join)) and not filtering:
+            filtering = not isinstance(ancestor, exp.Join) or _in_on(literal, ancestor)
+    if literal.is_string:
+        return False
+    return not filtering or in_function or literal.name in ("0", "1")
+
+
+def _in_on(literal: exp.Literal, join: exp.Join) -> bool:
+    on = join.args.get("on")
+    return on is not None and any(node is literal for node in on.walk())
+
+
+def _ancestors(node: exp.Expression):
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def _context(literal: exp.Literal, dialect: str | None) -> str:
+    """The smallest piece of SQL around a literal that says what it is for (a condition, a call, an alias)."""
+    for ancestor in _ancestors(literal):
+        if isinstance(ancestor, (exp.CTE, exp.Select)) and not isinstance(ancestor.parent, (exp.Subquery, exp.In)):
+            break
+        if isinstance(ancestor, (exp.Predicate, exp.Func, exp.Alias)) and not isinstance(ancestor, exp.Connector):
+            text = ancestor.sql(dialect=dialect)
+            return text if len(text) <= 160 else literal.sql(dialect=dialect)
+    return literal.sql(dialect=dialect)
 
 
 def _limit(tree: exp.Expression, dialect: str | None) -> Slot:

@@ -10,7 +10,9 @@ naming the slot.
 
 The log is the one shared record, read back from the file (scanning from the end, a
 bounded number of bytes), so an id handed out by one HTTP worker is honoured by
-another. Lines hold the question, the SQL and the slot values, never a database URL.
+another. Lines hold the question, the SQL and the slot values, never a database URL,
+and never the stored values a probe showed: an unknown is logged with its question
+with those values taken out, and how many there were.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ class VerdictLog:
             "sql": checklist.sql,
             "status": checklist.status,
             "slots": [{"key": s.key, "value": s.value, "source": s.source} for s in checklist.slots],
-            "unknowns": [{"key": s.key, "question": s.question, "options": s.options} for s in checklist.unknowns],
+            "unknowns": [{"key": s.key, "question": without_stored(s.question, s.options), "options": len(s.options)}
+                         for s in checklist.unknowns],  # fmt: skip
             "errors": checklist.errors,
         })  # fmt: skip
         return checklist.verdict
@@ -136,6 +139,25 @@ class VerdictLog:
                 entry = _entry(rest)
                 if entry is not None:
                     yield entry
+
+
+def without_stored(question: str | None, stored: list[str]) -> str | None:
+    """``question`` with the stored values it lists taken out, for the log: the values a
+    probe read from the database are shown to the agent, not kept on disk.
+
+    >>> without_stored("'Acme' matches 2 values of suppliers.company_name: Acme GmbH, Acme Ltd — which one?",
+    ...                ["Acme GmbH", "Acme Ltd"])
+    "'Acme' matches 2 values of suppliers.company_name: [2 stored values] — which one?"
+    >>> without_stored("No stored value of orders.code is '01234'; the closest is '1234' — is that the one?", ["1234"])
+    "No stored value of orders.code is '01234'; the closest is [a stored value] — is that the one?"
+    """
+    if question is None or not stored:
+        return question
+    for value in sorted(stored, key=len, reverse=True):  # one named alone, as 'Acme GmbH'
+        question = question.replace(repr(value), "[a stored value]")
+    if len(stored) > 1:  # a list, as preflight writes one
+        question = question.replace(", ".join(stored), f"[{len(stored)} stored values]")
+    return question
 
 
 def _entry(raw: bytes) -> dict[str, Any] | None:

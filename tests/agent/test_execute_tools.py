@@ -10,7 +10,7 @@ import pytest
 
 from connectors import sqlalchemy_url
 from schema_search.agent.citations import Ledger
-from schema_search.agent.execute_tools import ExecuteTools, checklist_text, execute_text
+from schema_search.agent.execute_tools import ExecuteTools, _probe_sql, checklist_text, execute_text
 from schema_search.agent.query_errors import QueryRefused
 from schema_search.agent.verdicts import VerdictLog
 from schema_search.tables.catalog import source_id
@@ -92,10 +92,11 @@ def test_answers_become_conversation_state_and_the_rewritten_query_runs(shop, to
     path, _ = shop
     asked = tools.execute_sql(VAGUE_SQL, VAGUE_QUESTION)
     answers = {"value:main.suppliers.company_name": "Acme GmbH", "time:main.orders.placed_at": "2026-11 Europe/Berlin"}
-    # The SQL still says LIKE '%Acme%': the answer is not yet in it, so the slot stays open.
+    # The SQL still says LIKE '%Acme%' and reads the clock: neither answer is in it yet, so both stay open.
     unchanged = tools.execute_sql(VAGUE_SQL, VAGUE_QUESTION, answers=answers, conversation=asked.conversation)
-    assert [s.key for s in unchanged.checklist.unknowns] == ["value:main.suppliers.company_name"]
+    assert [s.key for s in unchanged.checklist.unknowns] == ["value:main.suppliers.company_name", "time:main.orders.placed_at"]
     assert "write the SQL with 'Acme GmbH'" in unchanged.checklist.questions[0]
+    assert "write the dates of '2026-11 Europe/Berlin' in the SQL" in unchanged.checklist.questions[1]
     rewritten = f"{REVENUE} WHERE s.company_name = 'Acme GmbH' AND o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'"
     ready = tools.execute_sql(rewritten, VAGUE_QUESTION, conversation=unchanged.conversation)
     assert ready.status == "ready" and ready.conversation == answers
@@ -142,3 +143,33 @@ def test_the_sample_database_is_built_again_whole(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["shop.db"]  # no scratch file left behind
     months = {r["placed_at"][:7] for r in rows(path, "orders")}
     assert months == {"2026-09", "2026-10", "2026-11"}
+
+
+def test_the_stored_values_the_probe_shows_the_agent_stay_out_of_the_log(tools: ExecuteTools) -> None:
+    asked = tools.execute_sql(VAGUE_SQL, VAGUE_QUESTION)
+    acme = asked.checklist.unknowns[0]
+    assert sorted(acme.options) == ["Acme GmbH", "Acme Ltd"] and "Acme Ltd" in asked.checklist.questions[0]
+    tools.execute_sql(VAGUE_SQL, VAGUE_QUESTION, approval=asked.verdict)  # refused: its reason quotes the questions
+    text = tools.log.path.read_text()
+    assert "Acme Ltd" not in text and "Acme GmbH" not in text
+    logged = events(tools)[0]["unknowns"][0]
+    assert logged["options"] == 2
+    assert logged["question"] == "'Acme' matches 2 values of suppliers.company_name: [2 stored values] — which one?"
+
+
+@pytest.mark.parametrize(("kind", "written"), [("string", "'01234'"), ("number", "1234")])
+def test_the_probe_writes_the_literal_back_as_the_sql_wrote_it(kind, written) -> None:
+    value = "01234" if kind == "string" else "1234"
+    sql = _probe_sql("public", "parts", "code", value, "=", "postgres", 10, kind)
+    assert f'WHERE "code" = {written} LIMIT' in sql
+
+
+def test_answers_to_an_unexplained_literal_make_it_ready(tools: ExecuteTools) -> None:
+    sql = (f"{REVENUE} WHERE s.company_name IN (SELECT 'Acme GmbH') "
+           "AND o.placed_at >= '2026-10-01' AND o.placed_at < '2026-11-01'")  # fmt: skip
+    asked = tools.execute_sql(sql, "Revenue of Acme in October 2026")
+    assert [s.key for s in asked.checklist.unknowns] == ["literal:1"]
+    ready = tools.execute_sql(sql, "Revenue of Acme in October 2026", answers={"literal:1": "Acme GmbH"})
+    assert ready.status == "ready"
+    ran = tools.execute_sql(sql, "Revenue of Acme in October 2026", approval=ready.verdict, conversation=ready.conversation)
+    assert ran.status == "executed"

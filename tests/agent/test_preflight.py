@@ -5,13 +5,15 @@ Runs on the sample shop database with the real probe (read-only, through execute
 
 from __future__ import annotations
 
+import sqlite3
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 from connectors import sqlalchemy_url
 from schema_search.agent.execute_tools import database_probe
-from schema_search.agent.preflight import preflight
+from schema_search.agent.preflight import MAX_PROBES, preflight
 from schema_search.tables.catalog import Catalog
 
 from .sample_shop import JOINS, build, rows
@@ -113,7 +115,8 @@ def test_absolute_dates_are_checked_against_the_period_the_question_or_today_nam
     defaults = {"timezone": "UTC", "today": "2026-12-02"}
     stale = check(shop, october, "Revenue last month", defaults=defaults)
     assert stale.questions == [
-        "'last month' on 2026-12-02 is 2026-11-01 to 2026-12-01, but the SQL uses 2026-10-01, 2026-11-01 — which period is meant?"
+        "'last month' on 2026-12-02 is 2026-11-01 to 2026-12-01 (end excluded), but the SQL selects orders.placed_at "
+        "from 2026-10-01 to 2026-11-01 (end excluded) — which period is meant?"
     ]
     november = october.replace("2026-11-01", "2026-12-01").replace("2026-10-01", "2026-11-01")
     assert check(shop, november, "Revenue last month", defaults=defaults).status == "ready"
@@ -140,3 +143,145 @@ def test_the_verdict_changes_with_any_value_and_only_then(shop) -> None:
     again = check(shop, COUNT, "How many delivered orders are there?")
     limited = check(shop, COUNT + " LIMIT 5", "How many delivered orders are there?")
     assert first.verdict == again.verdict != limited.verdict
+
+
+OCTOBER_QUESTION = "What was the revenue of Acme GmbH in October 2026?"
+ACME = f"{REVENUE} WHERE s.company_name = 'Acme GmbH' AND "
+
+
+@pytest.mark.parametrize(
+    ("dates", "selects"),
+    [
+        ("o.placed_at >= '2026-11-01'", "from 2026-11-01 on, with no end"),
+        ("o.placed_at >= '2026-10-01'", "from 2026-10-01 on, with no end"),
+        ("o.placed_at < '2026-10-01'", "before 2026-10-01, with no start"),
+        ("o.placed_at <> '2026-10-15'", "by o.placed_at <> '2026-10-15', which is not one stretch"),
+        ("o.placed_at >= '2026-10-01' AND o.placed_at < '2026-11-02'", "from 2026-10-01 to 2026-11-02 (end excluded)"),
+        ("o.placed_at >= '2026-10-01' AND o.placed_at <= '2026-11-01'", "from 2026-10-01 to 2026-11-02 (end excluded)"),
+        ("(o.placed_at < '2026-10-01' OR o.placed_at >= '2026-11-01')",
+         "by o.placed_at < '2026-10-01'; o.placed_at >= '2026-11-01', which is not one stretch"),
+        ("o.placed_at BETWEEN '2026-10-01' AND '2026-11-01'", "from 2026-10-01 to 2026-11-02 (end excluded)"),
+        ("o.placed_at = '2026-10-15'", "from 2026-10-15 to 2026-10-16 (end excluded)"),
+    ],
+)
+def test_a_time_filter_that_selects_another_period_than_the_question_names_is_asked(shop, dates, selects) -> None:
+    found = check(shop, ACME + dates, OCTOBER_QUESTION)
+    assert found.status == "needs_answers", dates
+    assert [s.key for s in found.unknowns] == ["time:main.orders.placed_at"]
+    assert found.questions[0].startswith(f"The SQL selects orders.placed_at {selects}"), found.questions[0]
+    assert "but the question says 'October 2026' (2026-10-01 to 2026-11-01, end excluded)" in found.questions[0]
+
+
+@pytest.mark.parametrize(
+    ("dates", "whole_days"),
+    [
+        ("o.placed_at >= '2026-10-01' AND o.placed_at < '2026-11-01'", False),
+        ("o.placed_at < '2026-11-01' AND '2026-10-01' <= o.placed_at", False),
+        ("o.placed_at >= '2026-10-01 00:00:00' AND o.placed_at <= '2026-10-31 23:59:59'", False),
+        ("o.placed_at >= '2026-10-01' AND o.placed_at <= '2026-10-31'", True),
+        ("o.placed_at BETWEEN '2026-10-01' AND '2026-10-31'", True),
+        ("date(o.placed_at) BETWEEN '2026-10-01' AND '2026-10-31'", False),
+        ("strftime('%Y-%m', o.placed_at) = '2026-10'", False),
+        ("o.placed_at >= date('2026-10-01') AND o.placed_at < date('2026-11-01')", False),
+    ],
+)
+def test_a_time_filter_that_selects_exactly_the_named_period_is_the_questions(shop, dates, whole_days) -> None:
+    found = check(shop, ACME + dates, OCTOBER_QUESTION)
+    period = slot(found, "time:main.orders.placed_at")
+    assert (found.status, period.source) == ("ready", "question"), (dates, found.questions)
+    # placed_at is TEXT holding times of day: a whole-day upper bound may be read as midnight.
+    assert (period.note is not None and "compared with whole days" in period.note) is whole_days, period.note
+
+
+def test_the_question_names_a_period_but_the_sql_reads_the_clock(shop) -> None:
+    found = check(shop, ACME + "o.placed_at >= date('now', 'start of month', '-1 month')", OCTOBER_QUESTION)
+    assert found.status == "needs_answers"
+    assert found.questions == [
+        "The question names October 2026, but the SQL computes orders.placed_at from the database clock "
+        "(o.placed_at >= DATE('now', 'start of month', '-1 month')): write the dates of October 2026 in the SQL."
+    ]
+
+
+def test_an_answer_that_names_another_period_than_the_sql_selects_is_asked_again(shop) -> None:
+    open_ended = ACME + "o.placed_at >= '2026-11-01'"
+    answered = check(shop, open_ended, "Revenue of Acme GmbH last month", conversation={"time": "November 2026"})
+    assert answered.status == "needs_answers"
+    assert answered.questions == ["The user answered 'November 2026', but the SQL selects orders.placed_at from "
+                                  "2026-11-01 on, with no end: write the SQL with the dates of 'November 2026'."]  # fmt: skip
+    closed = check(shop, open_ended + " AND o.placed_at < '2026-12-01'", "Revenue of Acme GmbH last month",
+                   conversation={"time": "November 2026"})  # fmt: skip
+    assert closed.status == "ready" and slot(closed, "time:main.orders.placed_at").source == "conversation"
+
+
+def test_a_fixed_today_in_the_defaults_is_noted_as_one(shop) -> None:
+    november = ACME + "o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'"
+    found = check(shop, november, "Revenue of Acme GmbH last month", defaults={"timezone": "UTC", "today": "2026-12-02"})
+    period = slot(found, "time:main.orders.placed_at")
+    assert found.status == "ready" and period.source == "defaults"
+    assert "'today' is 2026-12-02, a fixed date from the operator's defaults: it does not move with the calendar" in period.note
+
+
+def test_clock_sql_is_bound_to_the_day_in_the_time_zone(shop) -> None:
+    clock = f"{REVENUE} WHERE o.placed_at >= date('now', 'start of month', '-1 month') AND o.placed_at < date('now', 'start of month')"
+    late = datetime(2026, 12, 31, 23, 30, tzinfo=timezone.utc)  # already 1 January in Berlin
+    found = check(shop, clock, "Revenue last month", defaults={"timezone": "Europe/Berlin"}, now=late)
+    period = slot(found, "time:main.orders.placed_at")
+    assert period.value.endswith("| time zone Europe/Berlin, today 2027-01-01")
+    assert "an approval holds for that day only" in period.note
+    utc = check(shop, clock, "Revenue last month", defaults={"timezone": "UTC"}, now=late)
+    assert slot(utc, "time:main.orders.placed_at").value.endswith("| time zone UTC, today 2026-12-31")
+
+
+def test_an_unexplained_literal_needs_the_question_or_an_answer(shop) -> None:
+    sql = f"{REVENUE} WHERE s.company_name IN (SELECT 'Acme GmbH')"
+    asked = check(shop, sql, "What is the revenue of Acme?")
+    assert asked.status == "needs_answers"
+    assert [(s.key, s.literals) for s in asked.unknowns] == [("literal:1", ["Acme GmbH"])]
+    assert asked.questions == ["'Acme GmbH' in s.company_name IN (SELECT 'Acme GmbH'): the question does not say it, "
+                               "and no column comparison lets the database confirm it — which value is meant?"]  # fmt: skip
+    answered = check(shop, sql, "What is the revenue of Acme?", conversation={"literal:1": "Acme GmbH"})
+    assert answered.status == "ready" and slot(answered, "literal:1").source == "conversation"
+    other = check(shop, sql, "What is the revenue of Acme?", conversation={"literal:1": "Acme Ltd"})
+    assert "write the SQL with 'Acme Ltd'" in other.questions[0]
+    said = check(shop, sql, "What is the revenue of Acme GmbH?")
+    assert said.status == "ready" and slot(said, "literal:1").source == "question"
+
+
+def test_a_glob_the_question_does_not_name_is_asked_with_the_values_it_could_mean(shop) -> None:
+    found = check(shop, f"{REVENUE} WHERE s.company_name GLOB 'Acme*'", "What is the revenue of Acme?")
+    unknown = found.unknowns[0]
+    assert found.status == "needs_answers" and unknown.key == "value:main.suppliers.company_name"
+    assert sorted(unknown.options) == ["Acme GmbH", "Acme Ltd"]
+
+
+def test_the_database_is_asked_at_most_max_probes_times_per_checklist(shop) -> None:
+    _, catalog, probe = shop
+    calls = []
+
+    def counted(*args):
+        calls.append(args)
+        return probe(*args)
+
+    values = ", ".join(f"'s{n}'" for n in range(30))
+    found = check(shop, f"SELECT COUNT(*) FROM orders WHERE status IN ({values})", "How many orders?", probe=counted)
+    assert len(calls) == MAX_PROBES
+    assert any(w.startswith(f"More than {MAX_PROBES} values to look up") for w in found.warnings)
+    assert len(found.unknowns) == 30  # none stored, none said: each is asked, probed or not
+    unprobed = slot(found, "value:main.orders.status#30")
+    assert unprobed.question == "'s29' for orders.status: the question does not say it — which value is meant?"
+
+
+def test_a_number_like_string_is_looked_up_as_a_string(tmp_path) -> None:
+    path = tmp_path / "parts.db"
+    with sqlite3.connect(path) as connection:
+        connection.executescript("CREATE TABLE parts (code TEXT, weight INTEGER); "
+                                 "INSERT INTO parts VALUES ('01234', 5), ('1234', 12), ('77', 5);")  # fmt: skip
+    url = f"sqlite:///{path}"
+    catalog = sqlalchemy_url.introspect(url, catalog="parts")
+    probe = database_probe(url, catalog)
+    found = preflight("SELECT COUNT(*) FROM parts WHERE code = '01234'", question="How many parts have code 01234?",
+                      catalog=catalog, dialect="sqlite", max_rows=10, probe=probe)  # fmt: skip
+    assert found.status == "ready", found.questions
+    assert slot(found, "value:main.parts.code").note is None  # found stored as written: no "closest is" question
+    assert probe("main.parts.code", "01234", "=", "string").matched == ["01234"]
+    assert probe("main.parts.weight", "5", "=", "number").matched == ["5"]

@@ -113,3 +113,75 @@ def test_the_limit_is_a_slot_with_or_without_a_limit_clause() -> None:
     none = by_key("SELECT name FROM products")["limit"]
     assert (none.literals, none.fragment) == ([], "")
     assert by_key("SELECT id FROM orders FETCH FIRST 5 ROWS ONLY", PG, "postgres")["limit"].literals == ["5"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "dialect", "catalog", "operator"),
+    [
+        ("SELECT 1 FROM products WHERE name GLOB 'Pan*'", "sqlite", SHOP, "glob"),
+        ("SELECT 1 FROM products WHERE name REGEXP '^Pan'", "sqlite", SHOP, "regexp"),
+        ("SELECT 1 FROM orders WHERE CAST(id AS TEXT) SIMILAR TO '1%'", "postgres", PG, "similar to"),
+        ("SELECT 1 FROM orders WHERE CAST(id AS TEXT) ~* '^1'", "postgres", PG, "iregexp"),
+    ],
+)
+def test_glob_regexp_and_similar_to_are_compared_values(sql, dialect, catalog, operator) -> None:
+    compared = [s for s in by_key(sql, catalog, dialect).values() if s.kind == "value"]
+    assert [(s.operator, s.literal_kind) for s in compared] == [(operator, "string")]
+    assert compared[0].column in ("main.products.name", "public.orders.id")
+
+
+@pytest.mark.parametrize(
+    ("sql", "literal", "fragment"),
+    [
+        ("SELECT 1 FROM orders WHERE status IN (SELECT 'paid')", "paid", "status IN (SELECT 'paid')"),
+        ("SELECT 1 FROM orders WHERE status = (SELECT 'paid')", "paid", "status = (SELECT 'paid')"),
+        ("WITH x AS (SELECT 'paid' AS n) SELECT COUNT(*) FROM orders JOIN x ON orders.status = x.n", "paid", "'paid' AS n"),
+        ("SELECT 1 FROM orders WHERE instr(status, 'aid')", "aid", "INSTR(status, 'aid')"),
+        ("SELECT customer_id FROM orders GROUP BY customer_id HAVING COUNT(*) > 3", "3", "COUNT(*) > 3"),
+    ],
+)
+def test_a_literal_no_comparison_with_a_column_explains_is_a_slot_of_its_own(sql, literal, fragment) -> None:
+    loose = [s for s in by_key(sql).values() if s.key.startswith("literal:")]
+    assert [(s.key, s.kind, s.literals, s.fragment, s.column) for s in loose] == [("literal:1", "value", [literal], fragment, None)]
+    assert loose[0].literal_kind == ("number" if literal.isdigit() else "string")
+
+
+def test_a_function_of_the_column_keeps_its_own_literals_as_slots() -> None:
+    found = by_key("SELECT 1 FROM orders WHERE instr(status, 'aid') > 0")
+    assert found["value:main.orders.status"].literals == ["0"]
+    assert found["literal:1"].literals == ["aid"]
+
+
+def test_layout_literals_are_not_slots() -> None:
+    found = by_key(
+        "SELECT group_concat(name, ', '), printf('%.2f', 3), COUNT(1), ROUND(AVG(unit_price), 2), "
+        "strftime('%Y-%m', created_at), SUM(CASE WHEN unit_price > 5 THEN 1 ELSE 0 END) FROM products "
+        "WHERE created_at >= date('now', 'start of month', '-1 month') AND 1 = 1 GROUP BY 1 ORDER BY 2 LIMIT 5 OFFSET 3"
+    )
+    assert [k for k in found if k.startswith("literal:")] == []
+    assert [(s.key, s.literals) for s in found.values() if s.kind in ("value", "time")] == [
+        ("value:main.products.unit_price", ["5"]), ("time:main.products.created_at", []),
+    ]  # fmt: skip
+
+
+def test_each_value_slot_says_how_its_literal_was_written() -> None:
+    found = by_key("SELECT 1 FROM orders WHERE order_id = '01234' AND customer_id = -7 AND status IN ('a', 'b')")
+    assert [(s.literals, s.literal_kind) for s in found.values() if s.kind == "value"] == [
+        (["01234"], "string"), (["-7"], "number"), (["a"], "string"), (["b"], "string"),
+    ]  # fmt: skip
+
+
+def test_time_slots_carry_each_bound_with_its_operator() -> None:
+    found = by_key("SELECT 1 FROM orders o WHERE o.placed_at >= date('2026-10-01') AND NOT o.placed_at >= '2026-11-01'")
+    bounds = found["time:main.orders.placed_at"].bounds
+    assert [(b.operator, b.literals, b.plain, b.bare, b.anded) for b in bounds] == [
+        (">=", ["2026-10-01"], True, True, True), ("not >=", ["2026-11-01"], True, True, True),
+    ]  # fmt: skip
+    either = by_key("SELECT 1 FROM orders WHERE placed_at < '2026-10-01' OR date(placed_at, '+1 day') >= '2026-11-01'")
+    period = either["time:main.orders.placed_at"]
+    assert [(b.plain, b.bare, b.anded) for b in period.bounds] == [(True, True, False), (True, False, False)]
+    assert "; " in period.fragment  # not joined with AND: they do not all hold
+    days = by_key("SELECT 1 FROM orders WHERE placed_at IN ('2026-10-01', '2026-10-02')")["time:main.orders.placed_at"]
+    assert [(b.operator, b.literals) for b in days.bounds] == [("in", ["2026-10-01", "2026-10-02"])]
+    computed = by_key("SELECT 1 FROM orders WHERE placed_at >= date('2026-10-01', '+1 day')")["time:main.orders.placed_at"]
+    assert [b.plain for b in computed.bounds] == [False]

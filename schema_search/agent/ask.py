@@ -73,8 +73,9 @@ class AgentAnswer(BaseModel):
 # the JSON, and short enough to end within its reply: a small model otherwise loops
 # ("order_order_order...") until the reply is cut. Hosted models get no such limits: a
 # PostgreSQL query may need a quoted "order".
-SQL_PATTERN = r'^(SELECT|WITH|select|with) [^"\\]*$'
-SQL_MAX_CHARS = 600
+# The length is bounded in the pattern itself: llama.cpp's grammar ignores maxLength beside a pattern.
+SQL_MAX_CHARS = 400
+SQL_PATTERN = rf'^(SELECT|WITH|select|with) [^"\\]{{0,{SQL_MAX_CHARS}}}$'
 
 TOOL_SPECS = [
     function_spec(
@@ -319,5 +320,5 @@ def _held(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     held = json.loads(json.dumps(specs))
     for spec in held:
         if spec["function"]["name"] == "submit_sql":
-            spec["function"]["parameters"]["properties"]["sql"].update(pattern=SQL_PATTERN, maxLength=SQL_MAX_CHARS)
+            spec["function"]["parameters"]["properties"]["sql"]["pattern"] = SQL_PATTERN
     return held

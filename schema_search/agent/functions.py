@@ -50,6 +50,7 @@ coalesce(a, b) | nullif(a, b) | ifnull(a, b) | nvl(a, b) | iif(a, 1, 2) | if(a, 
 CASE a WHEN 1 THEN 2 END | CAST(a AS INT) | CAST(a AS REAL) | CAST(a AS TEXT) | TRY_CAST(a AS INT) | a::int
 typeof(a) | EXISTS (SELECT 1) | a IN (SELECT 1)
 date(a) | time(a) | datetime(a) | julianday(a) | strftime('%Y', a) | strftime(d, '%Y') | unixepoch(a)
+strftime('%Y-%m', a, '-1 month') | date(a, 'start of month', '-1 month') | datetime(a, '-1 day')
 current_date | current_time | current_timestamp | localtimestamp | now() | date_trunc('month', d)
 date_part('year', d) | EXTRACT(year FROM d) | age(d) | age(d, d) | make_date(2020, 1, 1) | to_date(a, 'YYYY')
 to_date(a) | to_timestamp(a) | year(d) | month(d) | day(d) | quarter(d) | week(d) | dayofweek(d) | dayofyear(d)

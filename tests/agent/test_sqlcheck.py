@@ -303,3 +303,16 @@ def test_chains_through_ctes_and_derived_tables_are_refused_before_the_planner_i
 )
 def test_schemas_that_only_look_built_in_and_user_types_are_refused_on_postgres(sql: str, words: str) -> None:
     assert words in validate_sql(sql, "postgres", tiny_catalog()).errors[0]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # SQLite's own way to write "last month": strftime and date with modifiers.
+        "SELECT COUNT(*) FROM orders WHERE strftime('%Y-%m', status) = strftime('%Y-%m', 'now', '-1 month')",
+        "SELECT COUNT(*) FROM orders WHERE status >= date('now', 'start of month', '-1 month')",
+        "SELECT COUNT(*) FROM orders WHERE status >= datetime('now', '-1 day')",
+    ],
+)
+def test_date_functions_with_modifiers_are_built_ins(sql):
+    assert validate_sql(sql, "sqlite", SHOP).ok, sql

@@ -25,8 +25,8 @@ from ..tables.catalog import Catalog, source_id
 from .citations import Ledger, Source, literal
 from .execute import DEFAULT_MAX_BYTES, DEFAULT_MEMORY_MB, QueryResult, dialect_of, execute_sql
 from .fence import fence
-from .preflight import Checklist, Probe, ProbeOperator, ProbeResult, pattern_text, preflight
-from .slots import LiteralKind
+from .preflight import Checklist, Probe, ProbeOperator, ProbeResult, pattern_text, preflight, with_operator
+from .slots import LiteralKind, Slot
 from .query_errors import ExecutionOff, QueryFailed, QueryRefused, QueryStopped
 from .tool_tags import ToolTags, missing, parse, unconfirmed
 from .verdicts import VerdictLog, approve
@@ -313,14 +313,9 @@ def checklist_text(checklist: Checklist) -> str:
         return "REFUSED: " + literal(" ".join(checklist.errors)) + "\nNothing ran. Fix the SQL and call again."
     head = {"ready": "READY", "needs_answers": "NEEDS ANSWERS"}[checklist.status]
     lines = [f"{head}: checklist {checklist.verdict} for catalog {checklist.catalog!r}."]
-    rows = []
-    for slot in checklist.slots:
-        if slot.kind in ("table", "column"):
-            continue  # all from the catalog; the tables are listed with their citations
-        value = slot.value if slot.value is not None else "?"
-        source = slot.source or "UNKNOWN"
-        note = f"  -- {slot.note}" if slot.note else ""
-        rows.append(f"{slot.key} = {value}  [{source}]{note}")
+    # The SQL itself, as it will run: what the user approves is this text, not a summary of it.
+    lines.append(fence(checklist.sql or "", "the SQL that runs once approved: the agent's query, not instructions"))
+    rows = [slot_line(slot) for slot in checklist.slots if slot.kind not in ("table", "column")]
     tables = ", ".join(f"[{source_id(checklist.catalog, t)}] {t}" for t in checklist.tables)
     lines.append(fence("\n".join([f"tables: {tables}", *rows]), "slots of the SQL: schema data and values from the database"))
     if checklist.questions:
@@ -331,6 +326,25 @@ def checklist_text(checklist: Checklist) -> str:
         lines.append(f"To run it once the user agrees: call execute_sql with the same SQL and approval={checklist.verdict}.")
     lines += [f"warning: {literal(w)}" for w in checklist.warnings]
     return "\n".join(lines)
+
+
+def slot_line(slot: Slot) -> str:
+    """One slot as a person reads it: a value slot with its comparison and the SQL it came
+    from (``value:main.orders.status <> paid  [conversation]  (SQL: status <> 'paid')``), so
+    ``<>`` is seen where the question says "paid"; the other slots as ``key = value``.
+
+    >>> print(slot_line(Slot(key="value:main.orders.status", kind="value", fragment="status <> 'paid'",
+    ...                      column="main.orders.status", operator="<>", literals=["paid"])))
+    value:main.orders.status <> 'paid' ?  [UNKNOWN]  (SQL: status <> 'paid')
+    """
+    source = slot.source or "UNKNOWN"
+    note = f"  -- {slot.note}" if slot.note else ""
+    if slot.kind == "value" and slot.operator and slot.column is not None:
+        shown = slot.value if slot.value is not None else with_operator(slot.operator, repr(slot.literals[0]) if slot.literals else "?") + " ?"
+        return f"{slot.key} {shown}  [{source}]  (SQL: {slot.fragment}){note}"
+    value = slot.value if slot.value is not None else "?"
+    where = f"  (SQL: {slot.fragment})" if slot.kind == "value" and slot.fragment else ""
+    return f"{slot.key} = {value}  [{source}]{where}{note}"
 
 
 def execute_text(result: ExecuteResult) -> str:

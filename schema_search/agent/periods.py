@@ -135,6 +135,37 @@ def named_periods(question: str) -> list[Period]:
     return found
 
 
+# Words before a named period that make it one end of an open stretch: "since October 2026".
+_OPEN_FROM = re.compile(r"\b(?:since|from|starting(?:\s+(?:in|on|from))?|as\s+of)\s+(?:the\s+)?$", re.IGNORECASE)
+_OPEN_AFTER = re.compile(r"\bafter\s+(?:the\s+)?$", re.IGNORECASE)
+_OPEN_BEFORE = re.compile(r"\b(?:before|prior\s+to)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def open_match(question: str, period: Period, interval: Interval | None) -> bool:
+    """The question makes ``period`` one end of an open stretch and ``interval`` is that
+    stretch: "since" / "from" / "starting" (from its first day on), "after" (from the day
+    after it), "before" (up to its first day).
+
+    >>> october = named_periods("orders since October 2026")[0]
+    >>> open_match("orders since October 2026", october, Interval(datetime(2026, 10, 1), None))
+    True
+    >>> open_match("orders in October 2026", october, Interval(datetime(2026, 10, 1), None))
+    False
+    """
+    if interval is None or (interval.start is None) == (interval.end is None):
+        return False
+    at = (question or "").find(period.text)
+    before = question[:at] if at >= 0 else ""
+    start, end = (datetime.combine(d, datetime.min.time()) for d in (period.start, period.end))
+    if _OPEN_FROM.search(before):
+        return interval.start == start and interval.end is None
+    if _OPEN_AFTER.search(before):
+        return interval.start == end and interval.end is None
+    if _OPEN_BEFORE.search(before):
+        return interval.start is None and interval.end == start
+    return False
+
+
 def relative_period(phrase: str, today: date) -> Period | None:
     """What a relative phrase means on ``today``, for the phrases with one reading; ``None`` otherwise.
 

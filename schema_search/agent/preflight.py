@@ -15,6 +15,12 @@ which one?"), instead of rows. A value the question gives but that the database 
 under several spellings is an unknown too: the SQL would otherwise pick one, or add
 them up, without the user knowing.
 
+The question counts as naming a value only where the SQL keeps the rows holding it: a
+plain ``=``, ``IN`` or positive pattern ANDed into the outermost query's filter. ``<>``,
+``NOT IN``, a range, or a comparison under an OR, NOT, CASE, subquery, CTE or UNION branch
+is asked about, and a filled value carries its operator (``<> paid``), so an approval
+binds the comparison. The database does not confirm a value the question contradicts.
+
 A literal no comparison with a column explains (``IN (SELECT 'Acme GmbH')``, a CTE's
 constant: a ``literal:N`` slot) is looked up the same way, but the database cannot
 confirm it: it needs the question, the operator or the user.
@@ -38,7 +44,8 @@ from typing import Callable, Literal, Mapping
 from pydantic import BaseModel, Field
 
 from ..tables.catalog import Catalog
-from .periods import Interval, Period, literal_span, named_periods, relative_period, relative_phrases, selected_interval, today_in
+from .periods import (Interval, Period, literal_span, named_periods, open_match, relative_period, relative_phrases,
+                      selected_interval, today_in)  # fmt: skip
 from .slots import LiteralKind, Slot, SlotSource, slots
 from .sqlcheck import validate_sql
 from .verdicts import verdict_id
@@ -56,6 +63,12 @@ _TIME_ZONE = re.compile(
 _TODAY = re.compile(r"\btoday\b\D{0,20}(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
 # Operators whose literal names stored values, so the database can confirm or disambiguate it.
 _SELECTING = {"=": "=", "in": "=", "like": "like", "ilike": "ilike", "glob": "glob"}
+# Comparisons whose literal is what the rows hold: the question naming the value says what they select.
+_POSITIVE = frozenset({"=", "in", "like", "ilike", "glob"})
+# How an operator reads in a question to the user.
+_SAYS = {"<>": "is not", "not =": "is not", "not in": "is not", ">": "is greater than", ">=": "is at least",
+         "<": "is less than", "<=": "is at most", "not like": "does not match", "not ilike": "does not match",
+         "not glob": "does not match", "between": "is between", "not between": "is not between"}  # fmt: skip
 # What is wildcard, not text, in each kind of pattern.
 _WILDCARDS = {"like": r"[%_]+", "ilike": r"[%_]+", "glob": r"[*?\[\]]+", "similar to": r"[%_|*+?(){}\[\]]+",
               "regexp": r"[.^$*+?(){}\[\]|\\]+", "iregexp": r"[.^$*+?(){}\[\]|\\]+"}  # fmt: skip
@@ -196,7 +209,11 @@ class _Lookup:
             return self._limit(slot, max_rows)
         if slot.kind == "time":
             return self._time(slot)
-        return self._value(slot)
+        found = self._value(slot)
+        # The approval binds the comparison, not just its literal: `<> paid` is not `= paid`.
+        if found.value is not None and found.operator and found.column is not None:
+            found = found.model_copy(update={"value": with_operator(found.operator, found.value)})
+        return found
 
     # -- limit -------------------------------------------------------------------------
 
@@ -204,6 +221,10 @@ class _Lookup:
         if not slot.literals:
             return _filled(slot, str(max_rows), "defaults", f"No LIMIT: at most {max_rows} rows come back.")
         written = slot.literals[0]
+        if len(slot.literals) > 1:  # OFFSET: which rows come back is part of what is approved
+            skipped = f"LIMIT {written} OFFSET {slot.literals[1]}"
+            return _filled(slot, f"{written} OFFSET {slot.literals[1]}", "defaults",
+                           f"{skipped}: the first {slot.literals[1]} rows are skipped.")  # fmt: skip
         note = f"Rows are capped at {max_rows} whatever the LIMIT." if written.isdigit() and int(written) > max_rows else None
         for source, text in (("question", self.question), ("instructions", self.instructions)):
             if mentions(text, written):
@@ -217,6 +238,8 @@ class _Lookup:
             return self._loose(slot)
         literal = slot.literals[0] if slot.literals else slot.fragment
         operator = slot.operator or "="
+        if operator not in _POSITIVE or not slot.outer:
+            return self._confirm(slot, literal, operator)
         probing = _SELECTING.get(operator)
         pattern = operator.removeprefix("not ") in _WILDCARDS
         text = pattern_text(literal, operator) if pattern else [literal]
@@ -239,11 +262,45 @@ class _Lookup:
         if default is not None and default.lower() == literal.lower():
             return _filled(slot, literal, "defaults")
         if not options and probing == "=" and literal in self._probe(slot, literal, "=").matched:
+            other = self._contradicted(slot, literal)
+            if other is not None:
+                return _asked(slot, f"The question says {other!r}, the SQL {literal!r} ({slot.fragment}) "
+                                    f"— which value of {_shown(slot)} is meant?")  # fmt: skip
             return _filled(slot, literal, "database", "The question does not name it; the database holds it.")
         answer = _answer(self.conversation, slot)
         if answer is not None and answer.lower() == literal.lower():
             return _filled(slot, literal, "conversation")
         return self._unknown_value(slot, literal, said, options, answer)
+
+    def _contradicted(self, slot: Slot, literal: str) -> str | None:
+        """A stored value of the column, other than ``literal``, that the question names: the
+        database holding 'shipped' does not make it what "paid orders" means."""
+        if mentions(self.question, literal):
+            return None
+        result = self._probe(slot, literal, "=")
+        return next((v for v in [*result.stored, *result.near, *result.matched]
+                     if v.lower() != literal.lower() and mentions(self.question, v)), None)  # fmt: skip
+
+    def _confirm(self, slot: Slot, literal: str, operator: str) -> Slot:
+        """A comparison that does not simply keep the rows holding its value (``<>``, ``NOT IN``,
+        a range, or one under an OR, NOT, CASE, subquery, CTE or UNION branch): the question
+        naming the value does not say it is meant, so only the user's answer fills it."""
+        answer = _answer(self.conversation, slot)
+        shown = with_operator(operator, literal)
+        if answer is not None and answer.strip().lower() in (literal.lower(), shown.lower()):
+            return _filled(slot, literal, "conversation")
+        column = _shown(slot)
+        table, _, name = column.rpartition(".")
+        says = _SAYS.get(operator, operator.upper())
+        if slot.outer:
+            ask = f"The SQL keeps {table or 'rows'} whose {name} {says} {literal!r} ({slot.fragment}) — is that meant?"
+        else:
+            ask = (f"The SQL compares {column} {says} {literal!r} only in part of the query ({slot.fragment}: under an "
+                   "OR, NOT, CASE, subquery, CTE or UNION branch), so it does not simply keep the rows with that "
+                   "value — is that meant?")  # fmt: skip
+        if answer is not None:
+            ask = f"The user answered {answer!r} for {slot.key}, but the SQL says {shown!r}. " + ask
+        return _asked(slot, ask + f" (answer {shown!r} to confirm)")
 
     def _said_but_several(self, slot: Slot, literal: str, probing: str | None) -> list[str]:
         """Stored values the question's value could mean when it is not exactly one of them."""
@@ -344,7 +401,7 @@ class _Lookup:
             if slot.clock:
                 return _asked(slot, f"The question names {named}, but the SQL computes {column} from the database "
                                     f"clock ({slot.fragment}): write the dates of {named} in the SQL.")  # fmt: skip
-            if any(p.equals(interval) for p in periods):
+            if any(p.equals(interval) or open_match(self.question, p, interval) for p in periods):
                 return _filled(slot, slot.fragment, "question", self._whole_days(slot))
             return _asked(slot, f"The SQL selects {column} {selects}, but the question says {_spans(periods)} "
                                 "— which period is meant?")  # fmt: skip
@@ -448,9 +505,19 @@ def _outside(phrases: list[str], today: date, interval: Interval | None, selects
 def _interval(slot: Slot) -> Interval | None:
     """What a time slot's bounds select; ``None`` when that cannot be told from its literals
     (the clock, an OR, a computed date, ``<>``)."""
-    if slot.clock or not slot.bounds or not all(b.plain and b.anded for b in slot.bounds):
+    if slot.clock or not slot.bounds or not all(b.plain and b.anded and b.precise for b in slot.bounds):
         return None
     return selected_interval([(b.operator, b.literals) for b in slot.bounds])
+
+
+def with_operator(operator: str, literal: str) -> str:
+    """A value slot's value: its literal with the comparison that uses it, as an approval binds it.
+
+    >>> with_operator("=", "paid"), with_operator("<>", "paid"), with_operator("like", "%Acme%")
+    ('= paid', '<> paid', 'LIKE %Acme%')
+    """
+    word = operator.upper() if operator[:1].isalpha() else operator
+    return f"{word} {literal}"
 
 
 def _selects(slot: Slot, interval: Interval | None) -> str:
@@ -459,6 +526,11 @@ def _selects(slot: Slot, interval: Interval | None) -> str:
         return interval.describe()
     if slot.clock:
         return f"by the database clock ({slot.fragment})"
+    if not all(b.anded for b in slot.bounds):
+        return (f"by {slot.fragment}, which not every row that comes back has to meet (it sits under an OR, NOT, "
+                "a subquery, a CTE or a UNION branch)")  # fmt: skip
+    if not all(b.precise for b in slot.bounds):
+        return f"by {slot.fragment}, a shifted or reformatted date whose dates cannot be read off"
     return f"by {slot.fragment}, which is not one stretch from a start to an end"
 
 

@@ -72,7 +72,12 @@ class Bound(BaseModel):
     literals: list[str] = Field(description="The dates as written.")
     plain: bool = Field(True, description="The literals are the whole value compared, not computed from (date(x, '+1 day')).")
     bare: bool = Field(True, description="The column itself is compared, not a function of it (date(placed_at)).")
-    anded: bool = Field(True, description="The condition must hold (ANDed in WHERE, ON or HAVING), not one branch of an OR.")
+    precise: bool = Field(
+        True, description="The column itself, or a wrapper that keeps the dates exact (date(x), strftime('%Y-%m', x) "
+        "against a month), is compared: not a shifted or mixed one (date(x, '+1 month'), strftime('%Y-%d', x))."
+    )
+    anded: bool = Field(True, description="The condition must hold in the outermost query (ANDed in its WHERE, ON or "
+                        "HAVING), not one branch of an OR, nor under NOT, a subquery, a CTE or a UNION branch.")
 
 
 class Slot(BaseModel):
@@ -88,6 +93,10 @@ class Slot(BaseModel):
     operator: str | None = Field(None, description="How it is compared: =, <>, <, <=, >, >=, in, between, like, ilike.")
     literals: list[str] = Field(default_factory=list, description="The literal values the SQL wrote, as written.")
     literal_kind: LiteralKind | None = Field(None, description="How a value slot's literal is written: 'x' (string) or 1 (number).")
+    outer: bool = Field(
+        True, description="The comparison must hold in the outermost query: ANDed (or alone) in its WHERE, HAVING or "
+        "ON, not under an OR, NOT, CASE, a subquery, a CTE or a UNION branch."
+    )
     bounds: list[Bound] = Field(default_factory=list, description="A time slot's comparisons with literal dates.")
     clock: bool = Field(False, description="The SQL reads the database's clock (CURRENT_DATE, now(), date('now')).")
     value: str | None = Field(None, description="The value the checklist settled on; null while it is unknown.")
@@ -132,7 +141,7 @@ def slots(sql: str, dialect: str | None, catalog: Catalog) -> list[Slot]:
     compared: list[Slot] = []
     covered: set[int] = set()
     for node in tree.find_all(*_COMPARISONS, exp.In, exp.Between, bfs=False):
-        made, claimed = _compared(node, dialect, column_id)
+        made, claimed = _compared(node, dialect, column_id, tree)
         if made:
             compared += made
             covered.update(claimed)
@@ -142,7 +151,7 @@ def slots(sql: str, dialect: str | None, catalog: Catalog) -> list[Slot]:
         found[slot.key] = slot
     for slot in _loose_literals(tree, covered, dialect):
         found[slot.key] = slot
-    limit = _limit(tree, dialect)
+    limit = _limit(tree, dialect)  # a LIMIT of a subquery is a literal of its own (see _structural)
     found[limit.key] = limit
     return list(found.values())
 
@@ -204,12 +213,12 @@ def _columns(source: exp.Expression | Scope, resolved: dict[int, Table]) -> set[
 # -- comparisons ---------------------------------------------------------------------
 
 
-def _compared(node: exp.Expression, dialect: str | None, column_id) -> tuple[list[Slot], set[int]]:
+def _compared(node: exp.Expression, dialect: str | None, column_id, root: exp.Expression) -> tuple[list[Slot], set[int]]:
     """The slots of one comparison of a column with values (none when it compares two
     columns), and the ids of the nodes they account for."""
     negated = "not " if isinstance(node.parent, exp.Not) else ""
     outer = node.parent if negated else node
-    fragment, anded = outer.sql(dialect=dialect), _anded(outer)
+    fragment, anded = outer.sql(dialect=dialect), _anded(outer, root)
     if isinstance(node, exp.In):
         if node.args.get("query") or node.args.get("unnest") or node.args.get("field"):
             return [], set()
@@ -221,7 +230,7 @@ def _compared(node: exp.Expression, dialect: str | None, column_id) -> tuple[lis
         slot = _slot(column, operator, literals, fragment, dialect, column_id, node.this)
         if slot.kind == "time":  # one set of days, not one slot per day
             return [_bounded(slot, operator, literals, True, node.this, anded)], _claimed(node, node.this)
-        return ([slot.model_copy(update={"literals": [v], "literal_kind": k}) for v, k in values],
+        return ([slot.model_copy(update={"literals": [v], "literal_kind": k, "outer": anded}) for v, k in values],
                 _claimed(node, node.this))  # fmt: skip
     if isinstance(node, exp.Between):
         column = _the_column(node.this)
@@ -232,7 +241,7 @@ def _compared(node: exp.Expression, dialect: str | None, column_id) -> tuple[lis
         slot = _slot(column, operator, [low[0], high[0]], fragment, dialect, column_id, node.this, clock=_reads_clock(node))
         if slot.kind == "time":
             return [_bounded(slot, operator, slot.literals, True, node.this, anded)], _claimed(node, node.this)
-        return ([slot.model_copy(update={"literals": [v], "literal_kind": k}) for v, k in (low, high)],
+        return ([slot.model_copy(update={"literals": [v], "literal_kind": k, "outer": anded}) for v, k in (low, high)],
                 _claimed(node, node.this))  # fmt: skip
     operator = _COMPARISONS[type(node)]
     left, right = node.this, node.expression
@@ -244,13 +253,27 @@ def _compared(node: exp.Expression, dialect: str | None, column_id) -> tuple[lis
         return [], set()
     clock = _reads_clock(right)
     value = _literal_of(right, dialect)
+    if (value is not None and value[0] in ("0", "1") and value[1] == "number" and _anded(outer)
+            and not isinstance(_unwrapped(left), exp.Column) and not _is_date_expression(left)):
+        return [], _claimed(node, left)  # instr(name, 'GmbH') > 0: a test of a function's result, layout
+    prefix = _date_prefix(value[0], operator) if value is not None and not negated else None
+    if prefix is not None:  # placed_at LIKE '2026-10%': the days of October 2026
+        slot = _slot(column, operator, [prefix], fragment, dialect, column_id, left, kind="time")
+        return [_bounded(slot, "=", [prefix], True, left, anded)], _claimed(node, left)
     day = value or _date_literal(right)
     literals = [day[0]] if day else [v for v in _string_literals(right) if DATE_LITERAL.match(v)]
     kind_hint = "time" if clock or value is None and _is_date_expression(right) else None
     slot = _slot(column, negated + operator, literals, fragment, dialect, column_id, left, clock=clock, kind=kind_hint)
     if slot.kind == "time":
         return [_bounded(slot, negated + operator, literals, day is not None, left, anded)], _claimed(node, left)
-    return [slot.model_copy(update={"literal_kind": value[1] if value else None})], _claimed(node, left)
+    return [slot.model_copy(update={"literal_kind": value[1] if value else None, "outer": anded})], _claimed(node, left)
+
+
+def _date_prefix(pattern: str, operator: str) -> str | None:
+    """The date a pattern selects by its leading characters: ``'2026-10%'`` (LIKE) or ``'2026-10*'`` (GLOB) is ``2026-10``."""
+    wildcard = {"like": "%", "ilike": "%", "glob": "*"}.get(operator)
+    match = re.fullmatch(r"(\d{4}(?:-\d{2}(?:-\d{2})?)?)" + re.escape(wildcard or "%"), pattern) if wildcard else None
+    return match.group(1) if match else None
 
 
 def _slot(
@@ -276,8 +299,9 @@ def _bounded(slot: Slot, operator: str, literals: list[str], plain: bool, side: 
     """A time slot with its one comparison as a bound (none when it reads the clock: there are no dates to hold)."""
     if slot.clock:
         return slot
-    bare = isinstance(_unwrapped(side), exp.Column)
-    return slot.model_copy(update={"bounds": [Bound(operator=operator, literals=literals, plain=plain, bare=bare, anded=anded)]})
+    bare, precise = isinstance(_unwrapped(side), exp.Column), _precise(side, literals)
+    bound = Bound(operator=operator, literals=literals, plain=plain, bare=bare, precise=precise, anded=anded)
+    return slot.model_copy(update={"bounds": [bound]})
 
 
 def _claimed(node: exp.Expression, column_side: exp.Expression) -> set[int]:
@@ -287,13 +311,49 @@ def _claimed(node: exp.Expression, column_side: exp.Expression) -> set[int]:
     return {id(n) for n in node.walk()} - own
 
 
-def _anded(node: exp.Expression) -> bool:
+def _anded(node: exp.Expression, root: exp.Expression | None = None) -> bool:
     """Whether ``node`` is a condition rows must meet: ANDed (or alone) in a WHERE, HAVING,
-    QUALIFY or a join's ON; not one branch of an OR, a CASE or a select list."""
+    QUALIFY or a join's ON; not one branch of an OR, a NOT, a CASE or a select list. With
+    ``root``, the filter must also be the outermost query's (``root`` itself), not one of a
+    subquery, a CTE or a UNION branch: only there does it decide which rows come back."""
     child, parent = node, node.parent
     while isinstance(parent, (exp.And, exp.Paren)):
         child, parent = parent, parent.parent
-    return isinstance(parent, _FILTERS) or (isinstance(parent, exp.Join) and child.arg_key == "on")
+    filtered = isinstance(parent, _FILTERS) or (isinstance(parent, exp.Join) and child.arg_key == "on")
+    if not filtered or root is None:
+        return filtered
+    return parent.parent is root
+
+
+# Date formats that keep the column's own precision, and the length of the literal each yields.
+_PRECISE_FORMATS = {"%Y": 4, "%Y-%m": 7, "%Y-%m-%d": 10}
+
+
+def _precise(side: exp.Expression, literals: list[str]) -> bool:
+    """Whether a time comparison's side is the column itself or a wrapper that keeps what it
+    is compared with exact: ``date(x)``, ``datetime(x)`` (one argument), ``strftime('%Y-%m', x)``
+    against a ``'2026-10'``, ``substr(x, 1, 7)`` against one of 7 characters. A modifier
+    (``date(x, '+1 month')``) or another format (``'%Y-%d'``) moves or mixes the dates."""
+    side = _unwrapped(side)
+    if isinstance(side, exp.Column):
+        return True
+    if isinstance(side, exp.Date) and isinstance(_unwrapped(side.this), exp.Column) and not side.expressions:
+        return not side.args.get("zone")
+    if isinstance(side, exp.Anonymous) and side.name.lower() in ("date", "datetime"):
+        return len(side.expressions) == 1 and isinstance(_unwrapped(side.expressions[0]), exp.Column)
+    lengths = {len(v) for v in literals}
+    if isinstance(side, exp.TimeToStr):
+        inner, fmt = side.this, side.args.get("format")
+        if isinstance(inner, (exp.TsOrDsToTimestamp, exp.TsOrDsToDate)):
+            inner = inner.this
+        if not isinstance(_unwrapped(inner), exp.Column) or not isinstance(fmt, exp.Literal):
+            return False
+        return fmt.name in _PRECISE_FORMATS and lengths == {_PRECISE_FORMATS[fmt.name]}
+    if isinstance(side, exp.Substring) and isinstance(_unwrapped(side.this), exp.Column):
+        start, length = _literal(side.args.get("start") or exp.null(), None), side.args.get("length")
+        size = _literal(length, None) if length is not None else None
+        return start == "1" and size in ("4", "7", "10") and lengths == {int(size)}
+    return False
 
 
 def _the_column(side: exp.Expression) -> exp.Column | None:
@@ -442,7 +502,11 @@ def _loose_literals(tree: exp.Expression, covered: set[int], dialect: str | None
     """
     found: list[Slot] = []
     for node in tree.walk(bfs=False):  # in the order the SQL reads
-        if not isinstance(node, exp.Literal) or id(node) in covered or _structural(node):
+        if isinstance(node, _BYTE_LITERALS) and id(node) not in covered:  # x'70616964' is 'paid' spelled in hex
+            found.append(Slot(key=f"literal:{len(found) + 1}", kind="value", fragment=_context(node, dialect),
+                              literals=[node.sql(dialect=dialect)], literal_kind="string"))  # fmt: skip
+            continue
+        if not isinstance(node, exp.Literal) or id(node) in covered or _structural(node, tree):
             continue
         negative = isinstance(node.parent, exp.Neg)
         value = ("-" if negative else "") + node.name
@@ -452,23 +516,59 @@ def _loose_literals(tree: exp.Expression, covered: set[int], dialect: str | None
     return found
 
 
-def _structural(literal: exp.Literal) -> bool:
-    """Whether a literal is layout rather than a value the result depends on."""
+# Literals sqlglot keeps apart from exp.Literal: hex, byte and national strings are values too.
+_BYTE_LITERALS = (exp.HexString, exp.ByteString, exp.National)
+
+
+def _layout_argument(literal: exp.Literal, call: exp.Func) -> bool:
+    """A number at a position of a call that shapes the result rather than selects rows:
+    ``ROUND(x, 2)``'s precision, ``substr(x, 1, 7)``'s positions, ``COUNT(1)``."""
+    if isinstance(call, exp.Round):
+        return call.args.get("decimals") is literal
+    if isinstance(call, exp.Substring):
+        return literal is call.args.get("start") or literal is call.args.get("length")
+    if isinstance(call, exp.Count):
+        return call.this is literal
+    return False
+
+
+def _structural(literal: exp.Literal, root: exp.Expression | None = None) -> bool:
+    """Whether a literal is layout rather than a value the result depends on.
+
+    A number inside a call is layout only at the positions :func:`_layout_argument` knows
+    (``char(115, 104)``, ``abs(7)``, ``max(id, 7)`` are values); a ``LIMIT`` only when it is
+    the outermost query's (the row limit slot; one in a subquery picks rows); ``0`` and ``1``
+    in a filter only when the condition holding them is ANDed (``1 = 1`` beside, not under, an OR).
+    """
     if literal.is_string and not re.search(r"[^\W_]", _SPECIFIER.sub("", literal.name)):
         return True  # '', ', ', '%.2f': separators and formats
-    filtering, in_function = False, False
+    filtering, layout_call, child = False, False, literal
     for ancestor in _ancestors(literal):
-        if isinstance(ancestor, (exp.Limit, exp.Offset, exp.Fetch, exp.Interval, exp.JSONPath, exp.Group, exp.Order)):
+        if isinstance(ancestor, (exp.Limit, exp.Offset, exp.Fetch)):
+            return root is None or ancestor.parent is root
+        if isinstance(ancestor, (exp.Interval, exp.JSONPath, exp.Group, exp.Order)):
             return True
         if isinstance(ancestor, exp.Func) and not isinstance(ancestor, _NOT_CALLS):
             if _is_clock(ancestor) or _is_date_function(ancestor) or function_name(ancestor) in _FORMAT_FUNCTIONS:
                 return True  # the time slots' (date('now', '-1 month')), or a format
-            in_function = in_function or not filtering
+            layout_call = layout_call or (child is literal and _layout_argument(literal, ancestor))
         if isinstance(ancestor, (*_FILTERS, exp.Join)) and not filtering:
             filtering = not isinstance(ancestor, exp.Join) or _in_on(literal, ancestor)
+        if isinstance(ancestor, exp.Select) and child.arg_key == "expressions" and isinstance(ancestor.parent, exp.Exists):
+            return True  # EXISTS (SELECT 1 ...): what it selects is never read
+        child = ancestor
     if literal.is_string:
         return False
-    return not filtering or in_function or literal.name in ("0", "1")
+    if layout_call or not filtering:
+        return True
+    return literal.name in ("0", "1") and _anded(_condition(literal))
+
+
+def _condition(node: exp.Expression) -> exp.Expression:
+    """The condition a literal belongs to: ``1 = 1`` for its ``1``s, the literal itself in ``WHERE 1``."""
+    while node.parent is not None and not isinstance(node.parent, (exp.Connector, exp.Paren, exp.Not, *_FILTERS, exp.Join)):
+        node = node.parent
+    return node
 
 
 def _in_on(literal: exp.Literal, join: exp.Join) -> bool:
@@ -495,7 +595,10 @@ def _context(literal: exp.Literal, dialect: str | None) -> str:
 
 
 def _limit(tree: exp.Expression, dialect: str | None) -> Slot:
+    """The outermost query's row limit; its ``OFFSET`` (rows skipped) comes second in ``literals``."""
     limit = tree.args.get("limit")
+    offset = tree.args.get("offset")
+    skipped = _literal(offset.expression, dialect) if isinstance(offset, exp.Offset) and offset.expression else None
     if isinstance(limit, exp.Limit):
         count = limit.expression
     elif isinstance(limit, exp.Fetch):
@@ -504,4 +607,6 @@ def _limit(tree: exp.Expression, dialect: str | None) -> Slot:
         return Slot(key="limit", kind="limit", fragment="")
     literal = _literal(count, dialect) if count is not None else None
     shown = literal if literal is not None else (count.sql(dialect=dialect) if count is not None else "")
-    return Slot(key="limit", kind="limit", fragment=limit.sql(dialect=dialect), literals=[shown] if shown else [])
+    fragment = limit.sql(dialect=dialect) + (f" {offset.sql(dialect=dialect)}" if skipped is not None else "")
+    literals = ([shown] if shown else []) + ([skipped] if shown and skipped is not None else [])
+    return Slot(key="limit", kind="limit", fragment=fragment, literals=literals)

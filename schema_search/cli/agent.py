@@ -140,12 +140,14 @@ def _answers(given: list[str]) -> dict[str, str]:
 def _print_checklist(execution, file) -> None:
     """The checklist for a person: each slot with where its value came from, then the questions left open."""
     checklist = execution.checklist
-    print(f"-- Checklist {checklist.verdict} ({checklist.status.replace('_', ' ')}):", file=file)
+    print(f"-- Checklist {checklist.verdict} ({checklist.status.replace('_', ' ')}) of the SQL above:", file=file)
     for slot in checklist.slots:
         if slot.kind in ("table", "column"):
             continue  # all checked against the catalog; the tables are listed above
         value = slot.value if slot.value is not None else "?"
-        print(f"   {slot.key} = {value}   [{slot.source or 'unknown'}]", file=file)
+        # A compared value carries its operator ("= Acme GmbH", "<> paid"): it is shown, not restated.
+        joint = " " if slot.kind == "value" and slot.operator and slot.column and slot.value is not None else " = "
+        print(f"   {slot.key}{joint}{value}   [{slot.source or 'unknown'}]", file=file)
     if checklist.questions:
         print("Nothing ran. Answer these, then ask again with --answer SLOT=VALUE for each:", file=file)
         for number, (slot, question) in enumerate(zip(checklist.unknowns, checklist.questions), 1):

@@ -110,7 +110,7 @@ def test_the_approval_is_bound_to_the_values_it_approved(tools: ExecuteTools) ->
     checked = tools.execute_sql(FULL_SQL, FULL_QUESTION)
     other = tools.execute_sql(FULL_SQL.replace("Acme GmbH", "Acme Ltd"), FULL_QUESTION, approval=checked.verdict)
     assert other.status == "not_approved" and other.result is None
-    assert other.message.startswith("The approval is void: slot value:main.suppliers.company_name was approved as 'Acme GmbH'")
+    assert other.message.startswith("The approval is void: slot value:main.suppliers.company_name was approved as '= Acme GmbH'")
     limited = tools.execute_sql(FULL_SQL + " LIMIT 1", FULL_QUESTION, approval=checked.verdict)
     assert limited.status == "not_approved"
     assert "slot limit was approved as '50' and is now '1'" in limited.message
@@ -173,3 +173,22 @@ def test_answers_to_an_unexplained_literal_make_it_ready(tools: ExecuteTools) ->
     assert ready.status == "ready"
     ran = tools.execute_sql(sql, "Revenue of Acme in October 2026", approval=ready.verdict, conversation=ready.conversation)
     assert ran.status == "executed"
+
+
+def test_the_checklist_shows_the_sql_that_runs_and_each_comparison(tools: ExecuteTools) -> None:
+    sql = "SELECT COUNT(*) FROM orders WHERE status <> 'paid'"
+    asked = tools.execute_sql(sql, "How many paid orders are there?")
+    text = checklist_text(asked.checklist)
+    assert asked.status == "needs_answers"
+    assert f"\n{asked.checklist.sql}\n" in text and "<> 'paid'" in asked.checklist.sql
+    assert "value:main.orders.status <> 'paid' ?  [UNKNOWN]  (SQL: status <> 'paid')" in text
+    answered = tools.execute_sql(sql, "How many paid orders are there?", answers={"value:main.orders.status": "<> paid"})
+    assert answered.status == "ready"
+    assert "value:main.orders.status <> paid  [conversation]" in checklist_text(answered.checklist)
+    equal = tools.execute_sql("SELECT COUNT(*) FROM orders WHERE status = 'paid'", "How many paid orders are there?")
+    assert slot_value(equal, "value:main.orders.status") == "= paid"
+    assert slot_value(answered, "value:main.orders.status") == "<> paid"
+
+
+def slot_value(result, key: str) -> str | None:
+    return next(s.value for s in result.checklist.slots if s.key == key)

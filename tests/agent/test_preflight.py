@@ -80,7 +80,7 @@ def test_conversation_answers_fill_only_what_the_earlier_sources_left(shop) -> N
     assert slot(answered, "value:main.suppliers.company_name").source == "conversation"
     # The question said "delivered": a conversation value for the same slot does not override it.
     assert (slot(answered, "value:main.orders.status").source, slot(answered, "value:main.orders.status").value) == (
-        "question", "delivered",
+        "question", "= delivered",
     )  # fmt: skip
 
 
@@ -159,7 +159,7 @@ ACME = f"{REVENUE} WHERE s.company_name = 'Acme GmbH' AND "
         ("o.placed_at >= '2026-10-01' AND o.placed_at < '2026-11-02'", "from 2026-10-01 to 2026-11-02 (end excluded)"),
         ("o.placed_at >= '2026-10-01' AND o.placed_at <= '2026-11-01'", "from 2026-10-01 to 2026-11-02 (end excluded)"),
         ("(o.placed_at < '2026-10-01' OR o.placed_at >= '2026-11-01')",
-         "by o.placed_at < '2026-10-01'; o.placed_at >= '2026-11-01', which is not one stretch"),
+         "by o.placed_at < '2026-10-01'; o.placed_at >= '2026-11-01', which not every row that comes back has to meet"),
         ("o.placed_at BETWEEN '2026-10-01' AND '2026-11-01'", "from 2026-10-01 to 2026-11-02 (end excluded)"),
         ("o.placed_at = '2026-10-15'", "from 2026-10-15 to 2026-10-16 (end excluded)"),
     ],
@@ -285,3 +285,91 @@ def test_a_number_like_string_is_looked_up_as_a_string(tmp_path) -> None:
     assert slot(found, "value:main.parts.code").note is None  # found stored as written: no "closest is" question
     assert probe("main.parts.code", "01234", "=", "string").matched == ["01234"]
     assert probe("main.parts.weight", "5", "=", "number").matched == ["5"]
+
+
+def test_a_negated_comparison_is_asked_even_when_the_question_names_its_value(shop) -> None:
+    sql = "SELECT COUNT(*) FROM orders WHERE status <> 'paid'"
+    asked = check(shop, sql, "How many paid orders are there?")
+    assert asked.status == "needs_answers"
+    assert "orders whose status is not 'paid'" in asked.questions[0]
+    confirmed = check(shop, sql, "How many paid orders are there?", conversation={"value:main.orders.status": "<> paid"})
+    assert (confirmed.status, slot(confirmed, "value:main.orders.status").value) == ("ready", "<> paid")
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["status = 'paid' OR 1 = 1", "status = 'paid' OR status = 'refunded'", "NOT (status = 'paid')",
+     "order_id IN (SELECT order_id FROM orders WHERE status = 'paid' OR 1 = 1)"],
+)  # fmt: skip
+def test_a_value_under_an_or_a_not_or_a_subquery_is_not_the_questions(shop, where: str) -> None:
+    checked = check(shop, f"SELECT COUNT(*) FROM orders WHERE {where}", "How many paid orders are there?")
+    assert checked.status == "needs_answers"
+    assert all(s.source != "question" for s in checked.slots if s.kind == "value")
+
+
+def test_the_database_does_not_fill_a_value_the_question_contradicts(shop) -> None:
+    checked = check(shop, "SELECT COUNT(*) FROM orders WHERE status = 'shipped'", "How many paid orders are there?")
+    assert checked.status == "needs_answers"
+    assert checked.questions[0].startswith("The question says 'paid', the SQL 'shipped'")
+    plain = check(shop, "SELECT COUNT(*) FROM orders WHERE status = 'shipped'", "How many orders are on their way?")
+    assert slot(plain, "value:main.orders.status").source == "database"
+
+
+OCTOBER = "placed_at >= '2026-10-01' AND placed_at < '2026-11-01'"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT COUNT(*) FROM orders WHERE date(placed_at, '+1 month') >= '2026-10-01' "
+        "AND date(placed_at, '+1 month') < '2026-11-01'",
+        "SELECT COUNT(*) FROM orders WHERE strftime('%Y-%d', placed_at) = '2026-10'",
+        "SELECT COUNT(*) FROM orders WHERE strftime('%Y-%m', placed_at, '-1 month') = '2026-10'",
+        f"SELECT COUNT(*) FROM orders WHERE order_id NOT IN (SELECT order_id FROM orders WHERE {OCTOBER})",
+        "SELECT COUNT(*) FROM orders WHERE NOT EXISTS (SELECT 1 FROM orders o2 WHERE o2.order_id = orders.order_id "
+        "AND o2.placed_at >= '2026-10-01' AND o2.placed_at < '2026-11-01')",
+        f"WITH oct AS (SELECT * FROM orders WHERE {OCTOBER}) SELECT COUNT(*) FROM orders",
+        f"SELECT COUNT(*) FROM orders WHERE {OCTOBER} UNION ALL SELECT COUNT(*) FROM orders",
+        "SELECT COUNT(*) FROM orders o WHERE o.placed_at >= '2026-10-01' AND o.customer_id IN "
+        "(SELECT customer_id FROM orders WHERE placed_at < '2026-11-01')",
+    ],
+)
+def test_a_time_filter_that_does_not_select_the_period_exactly_is_asked(shop, sql: str) -> None:
+    checked = check(shop, sql, "How many orders in October 2026?")
+    assert checked.status == "needs_answers", slot(checked, "time:main.orders.placed_at")
+
+
+@pytest.mark.parametrize(
+    ("where", "question"),
+    [
+        (OCTOBER, "How many orders in October 2026?"),
+        ("placed_at LIKE '2026-10%'", "How many orders in October 2026?"),
+        ("substr(placed_at, 1, 7) = '2026-10'", "How many orders in October 2026?"),
+        ("placed_at >= '2026-10-01'", "How many orders since October 2026?"),
+        ("placed_at >= '2026-10-01'", "How many orders from October 2026 on?"),
+        ("placed_at >= '2026-11-01'", "How many orders after October 2026?"),
+        ("placed_at < '2026-10-01'", "How many orders before October 2026?"),
+    ],
+)
+def test_a_time_filter_matching_the_questions_period_or_its_open_end_is_the_questions(shop, where, question) -> None:
+    checked = check(shop, f"SELECT COUNT(*) FROM orders WHERE {where}", question)
+    assert (checked.status, slot(checked, "time:main.orders.placed_at").source) == ("ready", "question")
+
+
+def test_an_open_end_the_question_does_not_say_is_still_asked(shop) -> None:
+    for where, question in [("placed_at >= '2026-10-01'", "How many orders in October 2026?"),
+                            ("placed_at >= '2026-10-01'", "How many orders before October 2026?"),
+                            ("placed_at >= '2026-10-01'", "How many orders after October 2026?")]:  # fmt: skip
+        assert check(shop, f"SELECT COUNT(*) FROM orders WHERE {where}", question).status == "needs_answers", question
+
+
+def test_a_function_result_compared_with_zero_asks_nothing_about_the_zero(shop) -> None:
+    checked = check(shop, f"{REVENUE} WHERE instr(s.company_name, 'GmbH') > 0", "Revenue of GmbH suppliers")
+    assert (checked.status, checked.questions) == ("ready", [])
+
+
+def test_an_offset_is_bound_in_the_limit_slot(shop) -> None:
+    checked = check(shop, "SELECT name FROM products ORDER BY name LIMIT 5 OFFSET 5", "the top 5 products by name")
+    assert slot(checked, "limit").value == "5 OFFSET 5"
+    assert checked.verdict != check(shop, "SELECT name FROM products ORDER BY name LIMIT 5 OFFSET 6",
+                                    "the top 5 products by name").verdict  # fmt: skip

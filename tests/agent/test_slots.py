@@ -147,9 +147,16 @@ def test_a_literal_no_comparison_with_a_column_explains_is_a_slot_of_its_own(sql
 
 
 def test_a_function_of_the_column_keeps_its_own_literals_as_slots() -> None:
-    found = by_key("SELECT 1 FROM orders WHERE instr(status, 'aid') > 0")
-    assert found["value:main.orders.status"].literals == ["0"]
+    found = by_key("SELECT 1 FROM orders WHERE instr(status, 'aid') > 2")
+    assert found["value:main.orders.status"].literals == ["2"]
     assert found["literal:1"].literals == ["aid"]
+
+
+def test_a_function_result_tested_against_0_or_1_is_layout_when_anded() -> None:
+    found = by_key("SELECT 1 FROM orders WHERE instr(status, 'aid') > 0")
+    assert "value:main.orders.status" not in found and found["literal:1"].literals == ["aid"]
+    ored = by_key("SELECT 1 FROM orders WHERE instr(status, 'aid') > 0 OR status = 'x'")
+    assert ored["value:main.orders.status"].literals == ["0"]
 
 
 def test_layout_literals_are_not_slots() -> None:
@@ -185,3 +192,104 @@ def test_time_slots_carry_each_bound_with_its_operator() -> None:
     assert [(b.operator, b.literals) for b in days.bounds] == [("in", ["2026-10-01", "2026-10-02"])]
     computed = by_key("SELECT 1 FROM orders WHERE placed_at >= date('2026-10-01', '+1 day')")["time:main.orders.placed_at"]
     assert [b.plain for b in computed.bounds] == [False]
+
+
+def test_a_value_slot_is_outer_only_when_anded_in_the_outermost_filter() -> None:
+    assert by_key("SELECT 1 FROM orders o JOIN customers c ON c.customer_id = o.customer_id AND c.country = 'DE' "
+                  "WHERE o.status = 'paid'")["value:main.orders.status"].outer  # fmt: skip
+    for sql in [
+        "SELECT 1 FROM orders WHERE status = 'paid' OR status = 'refunded'",
+        "SELECT 1 FROM orders WHERE NOT (status = 'paid' AND customer_id > 3)",
+        "SELECT 1 FROM orders WHERE order_id IN (SELECT order_id FROM orders WHERE status = 'paid')",
+        "WITH p AS (SELECT * FROM orders WHERE status = 'paid') SELECT COUNT(*) FROM p",
+        "SELECT 1 FROM orders WHERE status = 'paid' UNION ALL SELECT 2 FROM orders",
+        "SELECT CASE WHEN status = 'paid' THEN 1 END FROM orders",
+    ]:
+        assert not by_key(sql)["value:main.orders.status"].outer, sql
+
+
+def test_one_equals_one_is_layout_only_when_anded() -> None:
+    assert not [k for k in by_key("SELECT 1 FROM orders WHERE status = 'paid' AND 1 = 1") if k.startswith("literal:")]
+    ored = by_key("SELECT 1 FROM orders WHERE status = 'paid' OR 1 = 1")
+    assert [ored[k].literals for k in ored if k.startswith("literal:")] == [["1"], ["1"]]
+
+
+PERIOD = "placed_at >= '2026-10-01' AND placed_at < '2026-11-01'"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        f"SELECT 1 FROM orders WHERE order_id NOT IN (SELECT order_id FROM orders WHERE {PERIOD})",
+        "SELECT 1 FROM orders WHERE NOT EXISTS (SELECT 1 FROM orders o2 WHERE o2.order_id = orders.order_id "
+        f"AND o2.{PERIOD.replace('AND placed_at', 'AND o2.placed_at')})",
+        f"WITH oct AS (SELECT * FROM orders WHERE {PERIOD}) SELECT COUNT(*) FROM orders",
+        f"SELECT COUNT(*) FROM orders WHERE {PERIOD} UNION ALL SELECT COUNT(*) FROM orders",
+        f"SELECT 1 FROM orders WHERE NOT ({PERIOD})",
+    ],
+)
+def test_time_bounds_outside_the_outermost_filter_are_not_anded(sql: str) -> None:
+    bounds = by_key(sql)["time:main.orders.placed_at"].bounds
+    assert bounds and not all(b.anded for b in bounds)
+
+
+def test_time_bounds_of_different_scopes_are_not_all_anded() -> None:
+    sql = ("SELECT 1 FROM orders o WHERE o.placed_at >= '2026-11-01' AND o.customer_id IN "
+           "(SELECT customer_id FROM orders WHERE placed_at < '2026-12-01')")  # fmt: skip
+    assert [b.anded for b in by_key(sql)["time:main.orders.placed_at"].bounds] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("side", "literal", "precise"),
+    [
+        ("placed_at", "2026-10-01", True),
+        ("date(placed_at)", "2026-10-01", True),
+        ("datetime(placed_at)", "2026-10-01", True),
+        ("strftime('%Y-%m', placed_at)", "2026-10", True),
+        ("strftime('%Y', placed_at)", "2026", True),
+        ("substr(placed_at, 1, 7)", "2026-10", True),
+        ("date(placed_at, '+1 month')", "2026-10-01", False),
+        ("strftime('%Y-%d', placed_at)", "2026-10", False),
+        ("strftime('%Y-%m', placed_at, '-1 month')", "2026-10", False),
+        ("strftime('%Y-%m', placed_at)", "2026", False),
+        ("substr(placed_at, 1, 7)", "2026-10-01", False),
+        ("substr(placed_at, 2, 7)", "2026-10", False),
+    ],
+)
+def test_a_time_bound_is_precise_only_on_the_column_or_an_allowlisted_wrapper(side: str, literal: str, precise: bool) -> None:
+    found = by_key(f"SELECT 1 FROM orders WHERE {side} = '{literal}'")
+    assert [b.precise for b in found["time:main.orders.placed_at"].bounds] == [precise]
+
+
+def test_a_date_prefix_pattern_is_a_time_bound() -> None:
+    found = by_key("SELECT 1 FROM orders WHERE placed_at LIKE '2026-10%'")
+    assert "value:main.orders.placed_at" not in found
+    bounds = found["time:main.orders.placed_at"].bounds
+    assert [(b.operator, b.literals) for b in bounds] == [("=", ["2026-10"])]
+    assert "time:main.orders.placed_at" not in by_key("SELECT 1 FROM orders WHERE placed_at LIKE '2026-1%'")
+
+
+@pytest.mark.parametrize(
+    ("sql", "literals"),
+    [
+        ("SELECT 1 FROM orders WHERE status IN (SELECT char(112, 97))", [["112"], ["97"]]),
+        ("SELECT 1 FROM orders WHERE customer_id IN (SELECT abs(7))", [["7"]]),
+        ("SELECT 1 FROM orders WHERE max(customer_id, 7) = customer_id", [["7"]]),
+        ("SELECT 1 FROM orders WHERE status IN (SELECT x'70616964')", [["x'70616964'"]]),
+        ("SELECT 1 FROM orders WHERE order_id IN (SELECT order_id FROM orders ORDER BY placed_at LIMIT 3)", [["3"]]),
+    ],
+)
+def test_numbers_in_calls_and_byte_strings_and_inner_limits_are_literal_slots(sql: str, literals: list) -> None:
+    found = by_key(sql)
+    assert [found[k].literals for k in found if k.startswith("literal:")] == literals
+
+
+def test_layout_positions_of_calls_are_not_slots() -> None:
+    found = by_key("SELECT ROUND(AVG(unit_price), 2), COUNT(1) FROM products WHERE substr(name, 1, 3) = 'Pro' "
+                   "AND ROUND(unit_price, 1) > 5")  # fmt: skip
+    assert not [k for k in found if k.startswith("literal:")]
+
+
+def test_the_offset_is_part_of_the_limit_slot() -> None:
+    limit = by_key("SELECT name FROM products ORDER BY name LIMIT 5 OFFSET 10")["limit"]
+    assert (limit.literals, limit.fragment) == (["5", "10"], "LIMIT 5 OFFSET 10")

@@ -52,7 +52,7 @@ def test_a_changed_value_voids_the_approval_and_is_named(tmp_path: Path) -> None
     changed = checklist(SQL.replace("'paid'", "'shipped'"), QUESTION.replace("paid", "shipped"))
     assert changed.status == "ready"
     assert approve(log, ready.verdict, changed) == (
-        "The approval is void: slot value:main.orders.status was approved as 'paid' and is now 'shipped'. "
+        "The approval is void: slot value:main.orders.status was approved as '= paid' and is now '= shipped'. "
         "Show the user the new checklist and ask again."
     )
     limited = checklist(SQL + " LIMIT 5")

@@ -169,6 +169,37 @@ def preflight(
     )
 
 
+# How a question says each range, before its number ("more than 20") or after it ("20 or more").
+_RANGE_BEFORE = {
+    ">": r"more than|over|above|greater than|higher than|larger than|bigger than|exceeding|in excess of",
+    ">=": r"at least|no less than|not less than|a minimum of|min\.?",
+    "<": r"less than|fewer than|under|below|lower than|smaller than|cheaper than|beneath",
+    "<=": r"at most|no more than|not more than|up to|a maximum of|max\.?",
+}
+_RANGE_AFTER = {">=": r"or more|or above|or higher|and up|and above|\+", "<=": r"or less|or fewer|or below|or lower"}
+
+
+def states_range(question: str, operator: str, literal: str) -> bool:
+    """Whether the question says this comparison of a number in words.
+
+    A unit or currency may stand between the words and the number ("over $20", "under 20 euros").
+
+    >>> states_range("Which products cost more than 20 euros?", ">", "20")
+    True
+    >>> states_range("Products rated 4 or more", ">=", "4"), states_range("Products rated 4 or more", ">", "4")
+    (True, False)
+    >>> states_range("Orders over 20", ">", "200"), states_range("Orders of 20", ">", "20")
+    (False, False)
+    """
+    if not re.fullmatch(r"-?\d+(?:\.\d+)?", literal.strip()):
+        return False
+    number = re.escape(literal.strip())
+    unit = r"(?:[$€£]\s*)?"
+    before, after = _RANGE_BEFORE.get(operator), _RANGE_AFTER.get(operator)
+    said = before is not None and re.search(rf"(?<!\w)(?:{before})\s+{unit}{number}(?![\d.])", question, re.IGNORECASE)
+    return bool(said or (after is not None and re.search(rf"(?<![\w.]){number}(?:\s*\w+)?\s*(?:{after})", question, re.IGNORECASE)))
+
+
 def mentions(text: str, phrase: str) -> bool:
     """``phrase`` occurs in ``text`` as whole words, any case, any spacing.
 
@@ -284,7 +315,10 @@ class _Lookup:
     def _confirm(self, slot: Slot, literal: str, operator: str) -> Slot:
         """A comparison that does not simply keep the rows holding its value (``<>``, ``NOT IN``,
         a range, or one under an OR, NOT, CASE, subquery, CTE or UNION branch): the question
-        naming the value does not say it is meant, so only the user's answer fills it."""
+        naming the value does not say it is meant, so only the user's answer fills it, or the
+        question stating that very range ("more than 20" for ``> 20``)."""
+        if slot.outer and states_range(self.question, operator, literal):
+            return _filled(slot, literal, "question")
         answer = _answer(self.conversation, slot)
         shown = with_operator(operator, literal)
         if answer is not None and answer.strip().lower() in (literal.lower(), shown.lower()):

@@ -373,3 +373,23 @@ def test_an_offset_is_bound_in_the_limit_slot(shop) -> None:
     assert slot(checked, "limit").value == "5 OFFSET 5"
     assert checked.verdict != check(shop, "SELECT name FROM products ORDER BY name LIMIT 5 OFFSET 6",
                                     "the top 5 products by name").verdict  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "ready"),
+    [
+        ("Which products cost more than 20 euros?", "unit_price > 20", True),
+        ("Which products cost at least 20?", "unit_price >= 20", True),
+        ("Which products cost under $20?", "unit_price < 20", True),
+        ("Products at 20 or less", "unit_price <= 20", True),
+        # The words say another range, or another number, than the SQL: asked.
+        ("Which products cost more than 20 euros?", "unit_price >= 20", False),
+        ("Which products cost more than 20 euros?", "unit_price > 200", False),
+        ("Which products cost 20 euros?", "unit_price > 20", False),
+    ],
+)
+def test_a_range_the_question_states_in_words_is_the_questions(shop, question: str, where: str, ready: bool) -> None:
+    checklist = check(shop, f"SELECT name FROM products WHERE {where}", question)
+    assert (checklist.status == "ready") is ready, checklist.questions
+    if ready:
+        assert slot(checklist, "value:main.products.unit_price").source == "question"

@@ -35,8 +35,8 @@ from .agent import collection_tools, doc_tools, served, table_tools
 from .agent.citations import CitationReport, Ledger, Ledgers
 from .agent.collection_tools import CollectionResult, CollectionTools, DescribeResult
 from .agent.doc_tools import CiteBy, DocTools, GetDocumentResult, SearchDocsResult
-from .agent.execute_tools import ExecuteResult, description as execute_description, execute_text
-from .agent.tool_tags import parse as parse_tags, with_required
+from .agent.execute_tools import ExecuteResult, description as execute_description, execute_text, tags as execute_tags
+from .agent.tool_tags import with_required
 from .agent.fence import visible
 from .agent.served import Served, SourcesResult
 from .agent.sqlcheck import Validation
@@ -192,7 +192,7 @@ def _instructions(sources: Served, cite: CiteBy, max_rows: int) -> str:
     if catalogs and sources.executes():
         # The [notice] tags of execute_sql's description: every client is told, whatever its model reads.
         parts += ["execute_sql runs read-only queries only after a checklist the user approved.",
-                  *parse_tags(execute_description(max_rows)).notice]  # fmt: skip
+                  *execute_tags(max_rows).notice]  # fmt: skip
     return " ".join(parts)
 
 
@@ -244,7 +244,6 @@ def _add_table_tools(server: MCPServer, sources: Served, ledger: Callable[[Conte
 
 def _add_execute_tool(server: MCPServer, sources: Served, ledger: Callable[[Context], Ledger], max_rows: int) -> None:
     described = execute_description(max_rows)
-    tags = parse_tags(described)
 
     def execute_sql(
         sql: Annotated[str, Field(description="One read-only query, as validate_sql accepts it.")],
@@ -266,7 +265,7 @@ def _add_execute_tool(server: MCPServer, sources: Served, ledger: Callable[[Cont
     server.tool(description=described, annotations=annotations)(execute_sql)
     # The [required] tags made binding in the input schema itself, not left to the model to read.
     registered = server._tool_manager.get_tool("execute_sql")
-    registered.parameters = with_required(registered.parameters, tags)
+    registered.parameters = with_required(registered.parameters, execute_tags(max_rows))
 
 
 def _add_doc_tools(

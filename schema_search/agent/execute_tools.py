@@ -13,6 +13,7 @@ runs on that same guarded path, with a small row cap and a short time limit.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal, Mapping
 
 from pydantic import BaseModel, Field
@@ -37,6 +38,12 @@ ExecuteStatus = Literal["ready", "needs_answers", "refused", "not_approved", "ex
 # A probe reads a few values of one column: it needs neither long nor many rows.
 PROBE_TIMEOUT_S = 2.0
 PROBE_VALUES = 10
+
+
+@lru_cache(maxsize=8)
+def tags(max_rows: int) -> ToolTags:
+    """The tags of :func:`description`, parsed once per row cap: every call and the MCP server act on them."""
+    return parse(description(max_rows))
 
 
 def description(max_rows: int) -> str:
@@ -112,7 +119,7 @@ class ExecuteTools:
         self.memory_mb, self.allow_privileged = memory_mb, allow_privileged
         self.dialect = dialect_of(url)
         self.probe = probe or database_probe(url, catalog, memory_mb=memory_mb, allow_privileged=allow_privileged)
-        self.tags: ToolTags = parse(description(max_rows))
+        self.tags: ToolTags = tags(max_rows)
 
     def execute_sql(
         self,

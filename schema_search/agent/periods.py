@@ -195,18 +195,6 @@ def relative_period(phrase: str, today: date) -> Period | None:
     return None
 
 
-def literal_day(literal: str) -> date | None:
-    """The first day a date literal of the SQL stands for: ``'2026-10'`` is 1 October, ``'2026'`` 1 January.
-
-    >>> literal_day("2026-10-05 12:00:00"), literal_day("2026-10"), literal_day("2026"), literal_day("paid")
-    (datetime.date(2026, 10, 5), datetime.date(2026, 10, 1), datetime.date(2026, 1, 1), None)
-    """
-    match = re.match(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[ T].*)?$", literal.strip())
-    if not match:
-        return None
-    return _day(int(match[1]), int(match[2] or 1), int(match[3] or 1))
-
-
 # '2026', '2026-10', '2026-10-05', '2026-10-05 12:30', '2026-10-05T12:30:15.250+02:00'.
 _STAMP = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
 # How a bound reads once flipped by NOT: NOT (x >= a) is x < a.

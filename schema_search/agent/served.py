@@ -116,13 +116,18 @@ class Served:
 
     def executes(self) -> bool:
         """Whether some served catalog has a database configured for running queries (then execute_sql is offered)."""
-        for name in self.tables:
-            try:
-                if self.workspace.settings.execution_url(name) is not None:
-                    return True
-            except ConfigError:  # configured, but its password is missing: offered, and each call says why
-                return True
-        return False
+        return any(configured for configured, _ in map(self._execution, self.tables))
+
+    def _execution(self, name: str) -> tuple[bool, str | None]:
+        """Whether a database is configured for catalog ``name``, and why it cannot be used if so.
+
+        Configured but with its password missing counts as configured: execute_sql is offered,
+        and each call (and list_sources) says what the operator must set.
+        """
+        try:
+            return self.workspace.settings.execution_url(name) is not None, None
+        except ConfigError as error:
+            return True, str(error)
 
     def execute_sql(
         self, sql: str, question: str, approval: str | None, answers: dict[str, str] | None, ledger,
@@ -181,11 +186,8 @@ class Served:
     def _catalog_summary(self, name: str) -> CatalogSummary:
         settings = self.workspace.settings
         configured = settings.sources.catalogs.get(name)
-        execution, execution_error = False, None
-        try:
-            execution = settings.execution_url(name) is not None
-        except ConfigError as error:
-            execution, execution_error = False, str(error)
+        configured_url, execution_error = self._execution(name)
+        execution = configured_url and execution_error is None
         common = dict(
             name=name,
             execution=execution,

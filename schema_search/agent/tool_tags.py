@@ -13,7 +13,7 @@ A description may carry lines (or sentences) tagged
 >>> tags = parse("Run SQL.\\n[required] question: the user's words.\\n[confirm] Runs only with `approval` set.")
 >>> tags.required, tags.confirm_arguments, tags.text
 (['question'], ['approval'], 'Run SQL.')
->>> check_call(tags, {"question": "revenue?"})
+>>> unconfirmed(tags, {"question": "revenue?"})
 'Not confirmed: Runs only with `approval` set.'
 """
 
@@ -89,11 +89,6 @@ def unconfirmed(tags: ToolTags, arguments: Mapping[str, Any]) -> str | None:
         if value is None or (isinstance(value, str) and not value.strip()):
             return f"Not confirmed: {body}"
     return None
-
-
-def check_call(tags: ToolTags, arguments: Mapping[str, Any]) -> str | None:
-    """Why a call may not go on to its action: a missing required argument, else a missing confirmation."""
-    return missing(tags, arguments) or unconfirmed(tags, arguments)
 
 
 def with_required(schema: dict[str, Any], tags: ToolTags) -> dict[str, Any]:

@@ -21,7 +21,6 @@ import fcntl
 import hashlib
 import json
 import os
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
@@ -53,7 +52,6 @@ class VerdictLog:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
 
     def record(self, checklist: Checklist) -> str:
         """Write a checklist's verdict (whatever its status) and return its id."""
@@ -102,9 +100,10 @@ class VerdictLog:
         entry = {"time": datetime.now(timezone.utc).isoformat(timespec="seconds"), **entry}
         line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Several server workers append to one file: one whole line at a time, under a lock
-        # file of its own, so that moving the log aside cannot strand a writer on the old one.
-        with self._lock, open(self.path.with_name(self.path.name + ".lock"), "ab") as lock:
+        # Several server workers (and threads: each opens the lock file anew, and flock holds
+        # per open file) append to one file: one whole line at a time, under a lock file of
+        # its own, so that moving the log aside cannot strand a writer on the old one.
+        with open(self.path.with_name(self.path.name + ".lock"), "ab") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 if self.path.exists() and self.path.stat().st_size > MAX_LOG_BYTES:

@@ -139,19 +139,18 @@ def _answers(given: list[str]) -> dict[str, str]:
 
 def _print_checklist(execution, file) -> None:
     """The checklist for a person: each slot with where its value came from, then the questions left open."""
+    from ..agent.execute_tools import slot_line
+
     checklist = execution.checklist
     print(f"-- Checklist {checklist.verdict} ({checklist.status.replace('_', ' ')}) of the SQL above:", file=file)
     for slot in checklist.slots:
-        if slot.kind in ("table", "column"):
-            continue  # all checked against the catalog; the tables are listed above
-        value = slot.value if slot.value is not None else "?"
-        # A compared value carries its operator ("= Acme GmbH", "<> paid"): it is shown, not restated.
-        joint = " " if slot.kind == "value" and slot.operator and slot.column and slot.value is not None else " = "
-        print(f"   {slot.key}{joint}{value}   [{slot.source or 'unknown'}]", file=file)
-    if checklist.questions:
+        if slot.kind not in ("table", "column"):  # those are all checked against the catalog; listed above
+            print(f"   {slot_line(slot)}", file=file)
+    asked = [slot for slot in checklist.unknowns if slot.question]
+    if asked:
         print("Nothing ran. Answer these, then ask again with --answer SLOT=VALUE for each:", file=file)
-        for number, (slot, question) in enumerate(zip(checklist.unknowns, checklist.questions), 1):
-            print(f"{number}. {question}   (--answer '{slot.key}=...')", file=file)
+        for number, slot in enumerate(asked, 1):
+            print(f"{number}. {slot.question}   (--answer '{slot.key}=...')", file=file)
 
 
 def _ask_documents(args: argparse.Namespace, settings: Settings, model: str, complete: Complete) -> int:

@@ -55,7 +55,13 @@ def served(args: argparse.Namespace, settings: Settings, workspace: Workspace) -
 
 
 def mcp_server(args: argparse.Namespace, settings: Settings):
-    """The server ``schema-search mcp`` runs, made after what crashed writers left is cleaned away.
+    """The server ``schema-search mcp`` runs (see :func:`_serving`)."""
+    return _serving(args, settings)[0]
+
+
+def _serving(args: argparse.Namespace, settings: Settings) -> tuple[object, list[str], list[str]]:
+    """The server ``schema-search mcp`` runs, and the catalogs and corpora it serves, made after
+    what crashed writers left is cleaned away.
 
     An MCP server only searches, so no writer of its own would ever sweep the
     half-built generations a killed ``index`` left; they go at its start instead.
@@ -70,7 +76,7 @@ def mcp_server(args: argparse.Namespace, settings: Settings):
     catalogs, corpora = served(args, settings, workspace)
     _warn_unknown(catalogs, workspace.store.names(), "catalog")
     _warn_unknown(corpora, workspace.corpus_store.names(), "corpus")
-    return create_server(workspace, catalogs, corpora, args.cite)
+    return create_server(workspace, catalogs, corpora, args.cite), catalogs, corpora
 
 
 def _warn_unknown(names: list[str], known: list[str], noun: str) -> None:
@@ -85,8 +91,7 @@ def _warn_unknown(names: list[str], known: list[str], noun: str) -> None:
 def _mcp(args: argparse.Namespace, settings: Settings) -> int:
     from ..mcp_input import serve_stdio
 
-    server = mcp_server(args, settings)
-    catalogs, corpora = served(args, settings, Workspace(settings))
+    server, catalogs, corpora = _serving(args, settings)
     served_text = ", ".join([*(f"catalog {c!r}" for c in catalogs), *(f"corpus {c!r}" for c in corpora)]) or "nothing"
     # stdout belongs to the protocol on stdio: messages go to stderr.
     if args.transport == "stdio":

@@ -271,7 +271,7 @@ def test_ask_execute_prints_the_open_questions_instead_of_running_then_runs_once
                 "--answer", "time:main.orders.placed_at=November 2026, Europe/Berlin"]  # fmt: skip
     code, out, err = run(exact, *answered, "--yes")
     assert code == 0, err
-    assert "-- Checklist V" in err and "value:main.suppliers.company_name = Acme GmbH   [conversation]" in err
+    assert "-- Checklist V" in err and "value:main.suppliers.company_name = Acme GmbH  [conversation]" in err
     assert "Rows (1, " in out and str(sample_shop.revenue(database, "Acme GmbH", "2026-11-01", "2026-12-01")) in out
     code, out, err = run(exact, *answered)  # no --yes and no terminal to ask: refused, nothing ran
     assert code == 2 and "Rows (" not in out and "Add --yes" in err

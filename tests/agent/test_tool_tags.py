@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from schema_search.agent.execute_tools import description
-from schema_search.agent.tool_tags import check_call, missing, parse, unconfirmed, with_required
+from schema_search.agent.tool_tags import missing, parse, unconfirmed, with_required
 
 TEXT = (
     "Run a query.\n"
@@ -32,9 +32,9 @@ def test_a_call_is_checked_against_its_tags() -> None:
     assert missing(tags, {"question": " ", "sql": "SELECT 1"}).startswith("The argument `question` is required")
     assert missing(tags, {"question": "q", "sql": "SELECT 1"}) is None
     assert unconfirmed(tags, {"question": "q", "sql": "SELECT 1"}) == "Not confirmed: Runs only with `approval` set to a ready verdict."
-    assert check_call(tags, {"sql": "SELECT 1", "approval": "V1"}).startswith("The argument `question`")
-    assert check_call(tags, {"question": "q", "sql": "SELECT 1", "approval": ""}).startswith("Not confirmed")
-    assert check_call(tags, {"question": "q", "sql": "SELECT 1", "approval": "V1"}) is None
+    assert missing(tags, {"sql": "SELECT 1", "approval": "V1"}).startswith("The argument `question`")
+    assert unconfirmed(tags, {"question": "q", "sql": "SELECT 1", "approval": ""}).startswith("Not confirmed")
+    assert unconfirmed(tags, {"question": "q", "sql": "SELECT 1", "approval": "V1"}) is None
 
 
 def test_malformed_tags_fail_when_the_description_is_parsed() -> None:

@@ -108,6 +108,20 @@ class DocumentNotFound(SchemaSearchError):
     code = "document_not_found"
 
 
+class ReportNotFound(SchemaSearchError):
+    """No eval report by that name in the results folder."""
+
+    status = 404
+    code = "report_not_found"
+
+
+class Unauthorized(SchemaSearchError):
+    """The server asks for a read key (SCHEMA_SEARCH_READ_KEY) and the request has none, or a wrong one."""
+
+    status = 401
+    code = "read_key_required"
+
+
 class PayloadTooLarge(SchemaSearchError):
     status = 413
     code = "payload_too_large"
@@ -137,6 +151,12 @@ class TooManyRequests(SchemaSearchError):
 class Forbidden(SchemaSearchError):
     status = 403
     code = "forbidden"
+
+
+class CrossOriginWrite(Forbidden):
+    """A browser sent a write on behalf of another site's page (``http.same_origin``)."""
+
+    code = "cross_origin_write"
 
 
 class Busy(SchemaSearchError):

@@ -207,6 +207,21 @@ class Settings(BaseSettings):
             "indexing from a URL always does."
         ),
     )
+    read_key: SecretStr | None = Field(
+        None,
+        description=(
+            "When set, every HTTP read (lists, searches, tables, documents, eval reports) needs it, or the "
+            "admin key, in the X-Read-Key header; the web page asks for it. Probes, /v1/server and the page "
+            "itself need none."
+        ),
+    )
+    eval_results: Path | None = Field(
+        None,
+        description=(
+            "Folder of eval reports the web page lists (`schema-search eval --json F.json --report F.html`); "
+            "default: the eval suite's published results (eval/results)."
+        ),
+    )
     max_upload_bytes: int = Field(
         20_000_000, ge=1, description="Largest DDL or document upload accepted over HTTP, in bytes (HTTP 413 above)."
     )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from .core.build import Progress, write_indexes
+from .core.closeness import distance, levels
 from .core.dense import DenseIndex
 from .core.embedders import Embedder, shared_embedder
 from .core.kind import ItemKind
@@ -192,11 +193,13 @@ class Workspace:
         question, k = self._check_request(question, k)
         searcher = self.searcher(catalog)
         result = searcher.search(question, k, self.search_config())
+        closeness = searcher.channels.closeness(question, [r.id for r in result.ranked])
         return SearchResponse(
             catalog=catalog,
             question=question,
             off_topic=result.off_topic,
-            candidates=candidates(searcher.catalog, result.ranked, question),
+            candidates=candidates(searcher.catalog, result.ranked, question, closeness),
+            **levels(closeness),
         )
 
     def table(self, catalog: str, table: str) -> TableDetail:
@@ -464,6 +467,7 @@ def _since(started: float) -> float:
 def _catalog_info(generation: Generation, catalog: Catalog) -> CatalogInfo:
     manifest = generation.manifest()
     views = sum(t.kind == "view" for t in catalog.tables)
+    descriptions = [t.description for t in catalog.tables if t.description is not None]
     return CatalogInfo(
         name=catalog.name,
         tables=len(catalog.tables) - views,
@@ -472,7 +476,24 @@ def _catalog_info(generation: Generation, catalog: Catalog) -> CatalogInfo:
         generation=generation.id,
         built_at=manifest["built_at"],
         warnings=list(catalog.warnings),
+        **_dense_info(manifest),
+        described=len(descriptions),
+        described_at=max((d.generated_at for d in descriptions), default=None),
+        description_models=sorted({d.model for d in descriptions}),
     )
+
+
+def _dense_info(manifest: dict) -> dict:
+    """What a generation's manifest says of its dense channel, for the info models."""
+    dense = manifest.get("dense")
+    if not dense:
+        return {"dense": False}
+    return {
+        "dense": True,
+        "embedding_model": dense.get("model"),
+        "unrelated_distance": distance(dense.get("nearest_floor")),
+        "floor_distance": distance(dense.get("floor")),
+    }
 
 
 def _corpus_info(generation: Generation, corpus: Corpus) -> CorpusInfo:
@@ -484,9 +505,8 @@ def _corpus_info(generation: Generation, corpus: Corpus) -> CorpusInfo:
         source=corpus.source,
         generation=generation.id,
         built_at=manifest["built_at"],
-        dense=bool(manifest.get("dense")),
-        unrelated_distance=results.distance(manifest["dense"].get("nearest_floor")) if manifest.get("dense") else None,
         warnings=list(corpus.warnings),
+        **_dense_info(manifest),
     )
 
 

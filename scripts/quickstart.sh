@@ -28,6 +28,7 @@ echo "The sample shop database (two Acme suppliers), indexed for execute_sql beh
 $ss index sqlite:///sample_schemas/shop.db --catalog shop
 
 echo
-echo "Next: .venv/bin/schema-search serve   (HTTP API on http://127.0.0.1:8000, docs at /docs)"
+echo "Next: .venv/bin/schema-search serve --config sample_schemas/schema-search.toml"
+echo "      then open http://127.0.0.1:8000/ (search, why each result ranked, tables and their joins; API docs at /docs)"
 echo "      .venv/bin/schema-search mcp --config sample_schemas/schema-search.toml   (MCP over stdio: crm, shop, handbook)"
 echo "      SCHEMA_SEARCH_HOME=$SCHEMA_SEARCH_HOME"

@@ -99,20 +99,26 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         return print_json(response)
     if not response.candidates:
-        print("No table matches this question.")
+        if response.off_topic:
+            print(f"Nothing in catalog {response.catalog!r} relates to this question.")
+        else:
+            print("No table matches this question.")
         return 0
     rows = [
         (
             str(i),
-            c.table,
+            c.table + (" (pinned)" if c.pinned else "") + (" (added for a join)" if c.added_for_join else ""),
             f"{c.score:.4f}",
             " ".join(f"{ch}:{r}" for ch, r in c.channels.items() if r is not None),
+            "-" if c.distance is None else f"{c.distance:.2f}",
             ", ".join(c.matched_terms + [f"{m.column}={v!r}" for m in c.matched_values for v in m.values]),
             c.source_id,
         )
         for i, c in enumerate(response.candidates, 1)
     ]
-    print_table(("#", "table", "score", "channel ranks", "matched", "id"), rows)
+    print_table(("#", "table", "score", "channel ranks", "distance", "matched", "id"), rows)
+    if response.unrelated_distance is not None:
+        print(f"\ndistance: to the question, smaller is nearer; unrelated text comes to {response.unrelated_distance:.2f}.")
     return 0
 
 

@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from . import analyzer
+from .closeness import Closeness
 from .dense import DenseIndex
 from .embedders import Embedder, family
 from .floor import Relevance
@@ -98,6 +99,22 @@ class Channels:
         keyword = [name for name in self.rankers if name != "dense"]
         frequencies = self.fields.frequencies(keyword, terms)
         return {channel: novelty(frequencies, channel, self.fields.documents) for channel in channels if channel in frequencies}
+
+    def closeness(self, question: str, items: Sequence[str]) -> Closeness | None:
+        """How near the question is to ``items``, with the collection's levels; None without the dense channel.
+
+        Cheap after a search: the question's scores are cached.
+        """
+        if self.vectors is None:
+            return None
+        scores = self._scores(question)
+        nearest = self.vectors.top(scores, 1)
+        return Closeness(
+            self.vectors.pick(scores, items),
+            self.vectors.floor,
+            self.vectors.nearest_floor,
+            nearest[0][1] if nearest else None,
+        )
 
     def cosines(self, question: str, items: Sequence[str]) -> dict[str, float]:
         """Cosine of the question with each of ``items``; empty without the dense channel."""

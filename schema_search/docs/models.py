@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..core.closeness import DistanceLevels
+
 
 class ChunkResult(BaseModel):
     source_id: str = Field(description="Short stable ID to cite this passage, e.g. `S3fa21c`; the server maps it to the URL.")
@@ -27,6 +29,9 @@ class ChunkResult(BaseModel):
     pinned: bool = Field(False, description="The passage contains an identifier the question writes verbatim.")
     added: bool = Field(False, description="Not ranked in itself: the passage nearest the question, kept beside pinned ones.")
     document_id: str = Field(description="Source ID of the whole document.")
+    highlight: list[str] = Field(
+        default_factory=list, description="Words of the passage that match the question (lower-case)."
+    )
 
 
 class DocsSearchRequest(BaseModel):
@@ -34,7 +39,7 @@ class DocsSearchRequest(BaseModel):
     k: int | None = Field(None, description="How many passages at most (default from settings).")
 
 
-class DocsSearchResponse(BaseModel):
+class DocsSearchResponse(DistanceLevels):
     corpus: str
     question: str
     off_topic: bool = Field(False, description="Nothing in the corpus relates to the question (results is then empty).")
@@ -66,6 +71,8 @@ class CorpusInfo(BaseModel):
     built_at: float
     dense: bool = Field(description="Whether the dense channel was built.")
     unrelated_distance: float | None = Field(None, description="The corpus's unrelated-text level, as a distance.")
+    floor_distance: float | None = Field(None, description="The corpus's relevance floor, as a distance.")
+    embedding_model: str | None = Field(None, description="The model of the dense channel.")
     warnings: list[str]
 
 

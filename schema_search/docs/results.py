@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
+from ..core.closeness import distance, levels
+from ..core.highlight import matching_words, words_by_term
+from ..core.question import question_terms
 from ..errors import DocumentNotFound
 from .models import ChunkResult, DocsSearchResponse, SourceDetail
 from .search import ChunkHits, CorpusSearcher
 
 
-def distance(cosine: float | None) -> float | None:
-    """Cosine distance, rounded for the wire.
-
-    >>> distance(0.48), distance(None)
-    (0.52, None)
-    """
-    return None if cosine is None else round(1.0 - cosine, 4)
-
-
 def response(searcher: CorpusSearcher, question: str, hits: ChunkHits) -> DocsSearchResponse:
-    unrelated = distance(hits.unrelated)
+    closeness = hits.closeness
+    unrelated = distance(closeness.unrelated) if closeness else None
+    terms = question_terms(question)
     results = []
     for ranked in hits.ranking.ranked:
         chunk = searcher.chunk(ranked.id)
@@ -30,16 +26,18 @@ def response(searcher: CorpusSearcher, question: str, hits: ChunkHits) -> DocsSe
                 heading_path=list(chunk.headings),
                 text=chunk.text,
                 score=round(ranked.score, 6),
-                distance=distance(hits.cosines.get(chunk.id)),
+                distance=closeness.distance(chunk.id) if closeness else None,
                 unrelated_distance=unrelated,
                 channels=ranked.channels,
                 pinned=ranked.pinned,
                 added=ranked.added,
                 document_id=chunk.document,
+                highlight=matching_words(words_by_term(chunk.text), terms),
             )
         )
     return DocsSearchResponse(
-        corpus=searcher.corpus.name, question=question, off_topic=hits.ranking.off_topic, results=results
+        corpus=searcher.corpus.name, question=question, off_topic=hits.ranking.off_topic, results=results,
+        **levels(closeness),
     )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..core.channels import Channels, Ranker
+from ..core.closeness import Closeness
 from ..core.embedders import Embedder
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.store import Generation
@@ -39,11 +40,10 @@ class DocsSearchConfig:
 
 @dataclass(frozen=True)
 class ChunkHits:
-    """The ranking, with each ranked chunk's cosine and the corpus's unrelated level (None without dense)."""
+    """The ranking, with how near the question is to each ranked chunk (None without dense)."""
 
     ranking: Ranking
-    cosines: Mapping[str, float]
-    unrelated: float | None
+    closeness: Closeness | None
 
 
 def keep_nearest(order: list[str], k: int, nearest: str | None) -> list[tuple[str, bool]]:
@@ -87,11 +87,6 @@ class CorpusSearcher:
     def rankers(self) -> dict[str, Ranker]:
         return self.channels.rankers
 
-    @property
-    def unrelated_level(self) -> float | None:
-        """The cosine results are shown against: how near unrelated text gets to its nearest chunk."""
-        return self.channels.vectors.nearest_floor if self.channels.vectors is not None else None
-
     def chunk(self, source_id: str) -> Chunk | None:
         return self._chunks.get(source_id.strip().strip("[]").lower())
 
@@ -123,11 +118,7 @@ class CorpusSearcher:
             relevance=relevance if config.relevance_floor else None,
             complete=lambda order, k: keep_nearest(order, k, nearest),
         )
-        # The floor already has the cosines of every ranked chunk; only pinned ones no channel ranked lack one.
-        known = relevance.cosines if relevance is not None else {}
-        missing = [r.id for r in ranking.ranked if r.id not in known]
-        cosines = {**known, **self.channels.cosines(question, missing)}
-        return ChunkHits(ranking, cosines, self.unrelated_level)
+        return ChunkHits(ranking, self.channels.closeness(question, [r.id for r in ranking.ranked]))
 
     def _pins(self, question: str, config: DocsSearchConfig) -> list[tuple[str, bool]]:
         """``(chunk, its header has the reference)`` for the chunks the question's references point at."""

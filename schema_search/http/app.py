@@ -2,9 +2,11 @@
 
 Every error leaves as ``application/problem+json`` (RFC 9457) with a ``detail`` that
 says what was wrong and, where we know, a ``hint`` that says what to do
-(:mod:`.problems`). In front of the routes, two pure ASGI middlewares: the
+(:mod:`.problems`). In front of the routes, three pure ASGI middlewares: the
 concurrency limit (429) outermost, so a flood is refused before its bodies are read,
-then the body limit (413, and 422 for JSON no parser should see).
+then the refusal of writes other sites' pages send (403, :mod:`.same_origin`), then
+the body limit (413, and 422 for JSON no parser should see). The web page for people
+is at ``/`` (:mod:`.web`).
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ from .. import __version__
 from ..errors import InvalidInput, SchemaSearchError
 from ..settings import Settings
 from ..workspace import Workspace
-from . import api_docs, catalogs, corpora, openapi, probes
+from . import api_docs, catalogs, corpora, evals, openapi, probes, server_info, web
 from .body_limit import BodyLimit, Limit
 from .concurrency import ConcurrencyLimit
 from .isolated import Isolated
 from .problems import PROBLEM, from_error, problem
 from .readiness import Readiness
+from .same_origin import SameOriginWrites
 
 __all__ = ["PROBLEM", "create_app", "problem", "serve_app"]
 PROBES = probes.PATHS
@@ -72,11 +75,15 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
     app.state.isolated = Isolated()
     _add_error_handlers(app)
     api_docs.install(app)
+    web.install(app)
     app.include_router(probes.router(readiness))
     app.include_router(catalogs.router)
     app.include_router(corpora.router)
+    app.include_router(evals.router)
+    app.include_router(server_info.router)
     s = workspace.settings
     app.add_middleware(BodyLimit, limit_for=_limits(s))
+    app.add_middleware(SameOriginWrites)
     app.add_middleware(ConcurrencyLimit, limit=s.max_concurrent_requests, exempt=PROBES)  # added last: outermost
     openapi.install(app, s, unlimited_paths=PROBES)
     return app

@@ -16,12 +16,12 @@ from ..settings import Settings
 from ..tables.models import CatalogInfo, IndexFromUrl, IndexResult, SearchRequest, SearchResponse, TableDetail
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
-from .deps import AdminKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
+from .deps import AdminKey, ReadKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
 from .isolated import Isolated
 from .problems import problem_responses
 from .sniff import sniff
 
-router = APIRouter(prefix="/v1/catalogs", tags=["catalogs"])
+router = APIRouter(prefix="/v1/catalogs", tags=["catalogs"], dependencies=[ReadKey], responses=problem_responses(401))
 JSON = "application/json"
 DDL_TYPES = ("text/plain", "application/sql")
 

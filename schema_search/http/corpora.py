@@ -17,11 +17,11 @@ from ..errors import InvalidInput, UnsupportedMediaType
 from ..settings import Settings
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
-from .deps import AdminKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
+from .deps import AdminKey, ReadKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
 from .problems import problem_responses
 from .sniff import is_form
 
-router = APIRouter(prefix="/v1/corpora", tags=["corpora"])
+router = APIRouter(prefix="/v1/corpora", tags=["corpora"], dependencies=[ReadKey], responses=problem_responses(401))
 MULTIPART = "multipart/form-data"
 # 20 MB of text is ~100,000 chunks to embed: many minutes on two cores; a child past
 # half an hour is stopped.

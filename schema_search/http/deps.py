@@ -9,7 +9,7 @@ from fastapi import Depends, Path, Request, Security
 from fastapi.security import APIKeyHeader
 
 from ..core.store import NAME_PATTERN
-from ..errors import Forbidden, InvalidInput, PayloadTooLarge
+from ..errors import Forbidden, InvalidInput, PayloadTooLarge, Unauthorized
 from ..settings import Settings
 from ..workspace import Workspace
 from .isolated import Isolated
@@ -83,3 +83,24 @@ def check_admin(settings: Settings, presented: str | None, *, required: bool, wh
         return
     if presented is None or not hmac.compare_digest(presented.encode(), expected.encode()):
         raise Forbidden(f"{what} needs the admin key.", hint="Send it in the X-Admin-Key header.")
+
+
+def check_read_key(request: Request) -> None:
+    """Refuse a read without the read key, where the server sets one; the admin key will do too.
+
+    A dependency of the read routers. Not an OpenAPI security scheme: most servers set
+    no read key, and the document would then mark every read as needing one.
+    """
+    settings = get_workspace(request).settings
+    if settings.read_key is None:
+        return
+    keys = [k.get_secret_value().encode() for k in (settings.read_key, settings.admin_key) if k is not None]
+    sent = [request.headers.get(h, "").encode() for h in ("x-read-key", "x-admin-key")]
+    if not any(s and hmac.compare_digest(s, k) for s in sent for k in keys):
+        raise Unauthorized(
+            "This server needs a read key.",
+            hint="Send it in the X-Read-Key header; the web page asks for it. The operator set it as SCHEMA_SEARCH_READ_KEY.",
+        )
+
+
+ReadKey = Depends(check_read_key)

@@ -60,6 +60,7 @@ class Problem(BaseModel):
 # Why each status is answered, as the OpenAPI document says it.
 WHY = {
     400: "The source could not be read (malformed DDL, a broken archive), or a query failed",
+    401: "The server sets a read key (SCHEMA_SEARCH_READ_KEY): send it, or the admin key, in X-Read-Key",
     403: "Writing needs the admin key (X-Admin-Key), or URL sources are disabled",
     404: "No such catalog, corpus, table or document",
     409: "Being indexed by another process, an index that must be rebuilt, no structured index, or a table name several schemas hold",

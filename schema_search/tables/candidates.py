@@ -7,6 +7,8 @@ from functools import lru_cache
 
 from ..core import analyzer
 from ..core.analyzer import identifier_text
+from ..core.closeness import Closeness
+from ..core.highlight import matching_words, words_by_term
 from ..core.question import question_terms
 from ..core.ranking import Ranked
 from ..errors import TableAmbiguous, TableNotFound
@@ -21,14 +23,18 @@ _ANALYZER = analyzer.build_analyzer()
 MAX_MATCHED_VALUES = 10
 
 
-def candidates(catalog: Catalog, ranked: list[Ranked], question: str) -> list[TableCandidate]:
-    """Expand each ranked table into a candidate, with joins among the candidates."""
+def candidates(
+    catalog: Catalog, ranked: list[Ranked], question: str, closeness: Closeness | None = None
+) -> list[TableCandidate]:
+    """Expand each ranked table into a candidate, with joins among the candidates and its distance."""
     chosen = {r.id for r in ranked}
     terms = question_terms(question)
-    return [_candidate(catalog, catalog.table(r.id), r, chosen, terms) for r in ranked]
+    return [_candidate(catalog, catalog.table(r.id), r, chosen, terms, closeness) for r in ranked]
 
 
-def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str], terms: list[str]) -> TableCandidate:
+def _candidate(
+    catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str], terms: list[str], closeness: Closeness | None
+) -> TableCandidate:
     fixed = _fixed(table)
     matched = list(dict.fromkeys(t for t in terms if t in fixed.terms))
     wanted = set(terms)
@@ -50,6 +56,8 @@ def _candidate(catalog: Catalog, table: Table, ranked: Ranked, chosen: set[str],
         columns=list(fixed.columns),
         joins=joins,
         ddl=fixed.ddl,
+        distance=closeness.distance(table.id) if closeness else None,
+        highlight=matching_words(fixed.vocabulary, matched),
     )
 
 
@@ -63,6 +71,7 @@ class _Fixed:
     description: DescriptionInfo | None
     ddl: str
     values: dict[str, tuple[_Value, ...]]
+    vocabulary: dict[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True, slots=True)  # slots: a cached table holds one per sampled value
@@ -86,12 +95,14 @@ class _Value:
 @lru_cache(maxsize=1024)
 def _fixed(table: Table) -> _Fixed:
     document = table_document(table)
-    body = frozenset(_ANALYZER.analyze(f"{document.body}\n{document.descriptions}"))
+    text = f"{document.body}\n{document.descriptions}"
+    vocabulary = words_by_term(text)
     column_terms = tuple(
         frozenset(_ANALYZER.analyze(f"{identifier_text(c.name)} {c.comment or ''}")) for c in table.columns
     )
     return _Fixed(
-        body, column_terms, tuple(columns(table)), _description(table), create_table_sql(table), _values_by_term(table)
+        frozenset(_ANALYZER.analyze(text)), column_terms, tuple(columns(table)), _description(table), create_table_sql(table),
+        _values_by_term(table), vocabulary,
     )
 
 

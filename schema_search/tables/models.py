@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..core.closeness import DistanceLevels
+
 
 class ColumnInfo(BaseModel):
     # Frozen: one table's column models are built once and shared by every answer that shows it.
@@ -90,6 +92,13 @@ class TableCandidate(BaseModel):
     columns: list[ColumnInfo]
     joins: list[JoinInfo] = Field(description="Foreign keys between this table and the other candidates.")
     ddl: str
+    distance: float | None = Field(
+        None, description="Cosine distance of the question to this table; read it against the response's levels."
+    )
+    highlight: list[str] = Field(
+        default_factory=list,
+        description="Words of this table's names, comments and description that match the question (lower-case).",
+    )
 
 
 class SearchRequest(BaseModel):
@@ -97,7 +106,7 @@ class SearchRequest(BaseModel):
     k: int | None = Field(None, description="How many candidates at most (default from settings).")
 
 
-class SearchResponse(BaseModel):
+class SearchResponse(DistanceLevels):
     catalog: str
     question: str
     off_topic: bool = Field(
@@ -131,6 +140,13 @@ class CatalogInfo(BaseModel):
     generation: str
     built_at: float
     warnings: list[str]
+    dense: bool = Field(False, description="Whether the dense channel was built.")
+    embedding_model: str | None = Field(None, description="The model of the dense channel.")
+    unrelated_distance: float | None = Field(None, description="The catalog's unrelated-text level, as a distance.")
+    floor_distance: float | None = Field(None, description="The catalog's relevance floor, as a distance.")
+    described: int = Field(0, description="Tables with a generated description.")
+    described_at: str | None = Field(None, description="When the latest description was generated.")
+    description_models: list[str] = Field(default_factory=list, description="The models that wrote the descriptions.")
 
 
 class IndexResult(BaseModel):

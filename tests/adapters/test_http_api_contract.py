@@ -85,7 +85,7 @@ def test_each_route_declares_what_it_answers(client):
     assert {"404", "409", "503"} <= set(operations["GET /v1/catalogs/{name}/tables/{table}"]["responses"])
     for kind in ("catalogs", "corpora"):
         delete = operations[f"DELETE /v1/{kind}/{{name}}"]
-        assert {"204", "403", "404", "409", "422", "429"} == set(delete["responses"])
+        assert {"204", "401", "403", "404", "409", "422", "429"} == set(delete["responses"])
         assert "content" not in delete["responses"]["204"]
 
 

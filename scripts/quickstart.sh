@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Quick start: set up, index the sample CRM schema and the sample handbook, ask each a question, count the tables.
+# Quick start: set up, index the sample CRM schema, the sample handbook and the sample shop database, ask
+# questions, count the tables, and start the HTTP server with the web page on http://127.0.0.1:8000/.
 # No API key, no network beyond the package registry, no external server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,29 @@ echo "The sample shop database (two Acme suppliers), indexed for execute_sql beh
 $ss index sqlite:///sample_schemas/shop.db --catalog shop
 
 echo
-echo "Next: .venv/bin/schema-search serve --config sample_schemas/schema-search.toml"
-echo "      then open http://127.0.0.1:8000/ (search, why each result ranked, tables and their joins; API docs at /docs)"
-echo "      .venv/bin/schema-search mcp --config sample_schemas/schema-search.toml   (MCP over stdio: crm, shop, handbook)"
+# The web page: the HTTP server in the background, so the page is there when this ends.
+# SCHEMA_SEARCH_QUICKSTART_SERVE=0 leaves it out (scripts/bench_quickstart.sh does).
+port=8000
+answers() {  # whether http://127.0.0.1:$port$1 answers 2xx (with the venv's Python: curl may be missing)
+    .venv/bin/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
+        "http://127.0.0.1:$port$1" 2>/dev/null
+}
+serve=(.venv/bin/schema-search serve --config sample_schemas/schema-search.toml --port "$port" --workers 1)
+if [[ "${SCHEMA_SEARCH_QUICKSTART_SERVE:-1}" == "0" ]]; then
+    echo "Next: ${serve[*]}, then open http://127.0.0.1:$port/"
+elif answers /healthz; then
+    echo "A server already answers on port $port: open http://127.0.0.1:$port/ (restart it to serve this data)."
+else
+    nohup "${serve[@]}" >"$SCHEMA_SEARCH_HOME/serve.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 60); do
+        answers /readyz && break
+        kill -0 "$pid" 2>/dev/null || { cat "$SCHEMA_SEARCH_HOME/serve.log" >&2; echo "the server did not start" >&2; exit 1; }
+        sleep 1
+    done
+    answers /readyz || echo "The server is still starting (log: $SCHEMA_SEARCH_HOME/serve.log)."
+    echo "The web page: open http://127.0.0.1:$port/ (search crm, shop or handbook and see why each result ranked)."
+    echo "      API docs at http://127.0.0.1:$port/docs; the server runs in the background: kill $pid stops it (log: $SCHEMA_SEARCH_HOME/serve.log)."
+fi
+echo "Also: .venv/bin/schema-search mcp --config sample_schemas/schema-search.toml   (MCP over stdio: crm, shop, handbook)"
 echo "      SCHEMA_SEARCH_HOME=$SCHEMA_SEARCH_HOME"

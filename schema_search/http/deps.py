@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+from urllib.parse import unquote
 from typing import Annotated
 
 from fastapi import Depends, Path, Request, Security
@@ -81,12 +82,26 @@ def check_admin(settings: Settings, presented: str | None, *, required: bool, wh
         if required:
             raise Forbidden("No admin key is configured on this server.", hint="Set SCHEMA_SEARCH_ADMIN_KEY.")
         return
-    if presented is None or not hmac.compare_digest(presented.encode(), expected.encode()):
+    if presented is None:
         raise Forbidden(f"{what} needs the admin key.", hint="Send it in the X-Admin-Key header.")
+    if not hmac.compare_digest(presented.encode(), expected.encode()):
+        raise Forbidden(
+            f"{what} needs the admin key; the key sent is not this server's.",
+            hint="Check the X-Admin-Key header against SCHEMA_SEARCH_ADMIN_KEY.",
+        )
+
+
+# What a frame or a link loads (an eval report's page) cannot carry a header: the web page
+# also keeps the read key in this cookie, SameSite=Strict and only for /v1/eval, so no
+# other site's page can make the browser send it.
+READ_KEY_COOKIE = "schema_search_read_key"
 
 
 def check_read_key(request: Request) -> None:
     """Refuse a read without the read key, where the server sets one; the admin key will do too.
+
+    The key comes in ``X-Read-Key`` (or ``X-Admin-Key``), or in the web page's cookie
+    (:data:`READ_KEY_COOKIE`).
 
     A dependency of the read routers. Not an OpenAPI security scheme: most servers set
     no read key, and the document would then mark every read as needing one.
@@ -96,6 +111,7 @@ def check_read_key(request: Request) -> None:
         return
     keys = [k.get_secret_value().encode() for k in (settings.read_key, settings.admin_key) if k is not None]
     sent = [request.headers.get(h, "").encode() for h in ("x-read-key", "x-admin-key")]
+    sent.append(unquote(request.cookies.get(READ_KEY_COOKIE, "")).encode())  # the page percent-encodes it
     if not any(s and hmac.compare_digest(s, k) for s in sent for k in keys):
         raise Unauthorized(
             "This server needs a read key.",

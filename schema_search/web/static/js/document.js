@@ -1,0 +1,103 @@
+// The document view: a passage in its page. The document's text with the passage marked
+// and scrolled into view, its heading path and title, and a link to the source.
+
+import { api, seg } from "./api.js";
+import { guarded } from "./alert.js";
+import { h, marked, replace } from "./dom.js";
+import { searchHref, sourceHref } from "./router.js";
+
+export function documentView(root, route, { signal }) {
+  const [, corpus, , id] = route.parts;
+  const question = route.params.get("q") || "";
+  const words = (route.params.get("hl") || "").split(",").filter(Boolean);
+  replace(root, h("p", { class: "loading", role: "status" }, `Loading ${id}…`));
+  guarded(root, async () => {
+    const base = `/v1/corpora/${seg(corpus)}/documents/`;
+    const item = await api(base + seg(id), { signal });
+    const doc = item.kind === "chunk" ? await api(base + seg(item.document_id), { signal }) : item;
+    render(root, corpus, item.kind === "chunk" ? item : null, doc, question, words);
+  }, `Could not show ${id}`);
+  return {};
+}
+
+/**
+ * Where the passage sits in the document: [start, end) or null.
+ *
+ * Verbatim first; else with any run of whitespace matching any other (a chunker may have
+ * joined lines or trimmed indentation).
+ */
+export function locate(text, passage) {
+  const exact = text.indexOf(passage);
+  if (exact !== -1) return [exact, exact + passage.length];
+  const parts = passage.trim().split(/\s+/).filter(Boolean);
+  if (!parts.length) return null;
+  const pattern = new RegExp(parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+"));
+  const found = pattern.exec(text);
+  return found ? [found.index, found.index + found[0].length] : null;
+}
+
+function render(root, corpus, chunk, doc, question, words) {
+  const main = chunk || doc;
+  const at = chunk ? locate(doc.text, chunk.text) : null;
+  const passage = at ? h("mark", { class: "passage", id: "passage", "data-testid": "passage", tabindex: "-1" }, marked(doc.text.slice(at[0], at[1]), words)) : null;
+  const body = h(
+    "div",
+    { class: "doc-text scroll-box", "data-testid": "document-text", "data-format": doc.format },
+    at ? [marked(doc.text.slice(0, at[0]), words), passage, marked(doc.text.slice(at[1]), words)] : marked(doc.text, words),
+  );
+  replace(
+    root,
+    h(
+      "article",
+      { class: "doc-page", "data-testid": "document-view", "data-source-id": main.source_id },
+      h(
+        "nav",
+        { class: "crumbs", "aria-label": "Breadcrumb" },
+        h("a", { href: sourceHref("corpus", corpus) }, `corpus ${corpus}`),
+        question ? [" · ", h("a", { href: searchHref({ kind: "corpus", name: corpus }, question), "data-testid": "back-to-results" }, "back to the results")] : null,
+      ),
+      h("h1", null, doc.title, " ", h("code", { class: "source-id", title: "Source ID, to cite this passage" }, main.source_id)),
+      main.heading_path && main.heading_path.length
+        ? h(
+            "nav",
+            { "aria-label": "Heading path" },
+            h("p", { class: "path-label" }, "Section"),
+            h("ol", { class: "heading-path", "data-testid": "heading-path" }, main.heading_path.map((x) => h("li", null, x))),
+          )
+        : null,
+      h(
+        "p",
+        { class: "source-link" },
+        "Source: ",
+        h("a", { href: main.url, target: "_blank", rel: "noopener noreferrer", "data-testid": "source-link" }, main.url),
+        ` (${doc.format})`,
+      ),
+      fields(doc.fields),
+      chunk && !at
+        ? h(
+            "section",
+            { class: "passage-alone", "aria-labelledby": "passage-h" },
+            h("h2", { id: "passage-h" }, "The passage"),
+            h("p", { class: "muted" }, "Its text is not found verbatim in the document below (the reader changed it), so it is shown here."),
+            h("blockquote", { class: "passage", "data-testid": "passage" }, marked(chunk.text, words)),
+          )
+        : null,
+      h("section", { "aria-labelledby": "doc-h" }, h("h2", { id: "doc-h" }, chunk && at ? "The document, passage marked" : "The document"), body),
+    ),
+  );
+  if (passage) {
+    // Inside the document's own box, and the box into the window: the passage is what was asked for.
+    body.scrollTop = Math.max(0, passage.offsetTop - body.clientHeight / 3); // the box is the offsetParent (position: relative)
+    passage.scrollIntoView({ block: "nearest" });
+  }
+}
+
+function fields(values) {
+  const entries = Object.entries(values || {});
+  if (!entries.length) return null;
+  return h(
+    "dl",
+    { class: "facts fields" },
+    entries.map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, v.join(", ")))),
+  );
+}

@@ -1,0 +1,227 @@
+// Overviews: every catalog and corpus (#/), and one of them (#/catalog/NAME, #/corpus/NAME):
+// what is indexed, from where, when, with which model, and what the structured index holds.
+
+import { api, seg } from "./api.js";
+import { guarded } from "./alert.js";
+import { h, replace } from "./dom.js";
+import { count, distance, percent, when, words } from "./format.js";
+import { searchHref, sourceHref } from "./router.js";
+import { sources } from "./sources.js";
+import { uploadForms } from "./upload.js";
+
+export function listView(root, _route, { signal }) {
+  const lists = h("div", { class: "lists" }, h("p", { class: "loading", role: "status" }, "Loading…"));
+  const forms = h("div", { class: "uploads" });
+  replace(
+    root,
+    h("section", { class: "overview" }, h("h1", null, "Catalogs and corpora"), lists),
+    h("section", { class: "index-forms", "aria-labelledby": "index-h" }, h("h2", { id: "index-h" }, "Index from the page"), forms),
+  );
+  const refresh = () => guarded(lists, async () => drawLists(lists, await sources({ fresh: true, signal })));
+  refresh();
+  uploadForms(forms, { signal, onIndexed: refresh });
+  return {};
+}
+
+function drawLists(where, { catalogs, corpora }) {
+  const table = (caption, head, rows, testid) =>
+    h(
+      "div",
+      { class: "scroll-box" },
+      h("table", { class: "listing", "data-testid": testid }, h("caption", null, caption), h("thead", null, h("tr", null, head.map((c) => h("th", { scope: "col" }, c)))), h("tbody", null, rows)),
+    );
+  replace(
+    where,
+    catalogs.length
+      ? table(
+          `Catalogs (${catalogs.length})`,
+          ["Name", "Tables", "Views", "Source", "Built", ""],
+          catalogs.map((c) =>
+            h(
+              "tr",
+              { "data-catalog": c.name },
+              h("th", { scope: "row" }, h("a", { href: sourceHref("catalog", c.name) }, c.name)),
+              h("td", { class: "num" }, c.tables),
+              h("td", { class: "num" }, c.views),
+              h("td", null, sourceText(c.source)),
+              h("td", null, when(c.built_at)),
+              h("td", null, h("a", { href: searchHref({ kind: "catalog", name: c.name }, "") }, `Search ${c.name}`)),
+            ),
+          ),
+          "catalog-list",
+        )
+      : h("p", { class: "muted" }, "No catalogs yet."),
+    corpora.length
+      ? table(
+          `Corpora (${corpora.length})`,
+          ["Name", "Documents", "Chunks", "Source", "Built", ""],
+          corpora.map((c) =>
+            h(
+              "tr",
+              { "data-corpus": c.name },
+              h("th", { scope: "row" }, h("a", { href: sourceHref("corpus", c.name) }, c.name)),
+              h("td", { class: "num" }, c.documents),
+              h("td", { class: "num" }, c.chunks),
+              h("td", null, sourceText(c.source)),
+              h("td", null, when(c.built_at)),
+              h("td", null, h("a", { href: searchHref({ kind: "corpus", name: c.name }, "") }, `Search ${c.name}`)),
+            ),
+          ),
+          "corpus-list",
+        )
+      : h("p", { class: "muted" }, "No corpora yet."),
+  );
+}
+
+/** One catalog's or corpus's page: kind is "catalog" or "corpus". */
+export function sourceView(root, route, { signal }) {
+  const [kind, name] = route.parts;
+  const plural = kind === "catalog" ? "catalogs" : "corpora";
+  const fieldsBody = h("div", null, h("p", { class: "loading" }, "Loading…"));
+  const fields = h("section", { class: "fields", "aria-labelledby": "fields-h" }, h("h2", { id: "fields-h" }, "Structured index"), fieldsBody);
+  const facts = h("div", null, h("p", { class: "loading", role: "status" }, "Loading…"));
+  replace(
+    root,
+    h(
+      "article",
+      { class: "source-page", "data-testid": `${kind}-view` },
+      h("nav", { class: "crumbs", "aria-label": "Breadcrumb" }, h("a", { href: "#/" }, "all catalogs and corpora")),
+      h("h1", null, `${kind === "catalog" ? "Catalog" : "Corpus"} ${name}`),
+      h("p", null, h("a", { class: "button", href: searchHref({ kind, name }, "") }, `Search ${name}`)),
+      facts,
+      fields,
+    ),
+  );
+  guarded(facts, async () => {
+    const info = await api(`/v1/${plural}/${seg(name)}`, { signal });
+    replace(facts, kind === "catalog" ? catalogFacts(info) : corpusFacts(info), warnings(info.warnings));
+  }, `Could not show ${kind} ${name}`);
+  guarded(fieldsBody, async () => drawFields(fieldsBody, await api(`/v1/${plural}/${seg(name)}/fields`, { signal })), "The structured index could not be read");
+  return {};
+}
+
+const fact = (term, ...value) => h("div", null, h("dt", null, term), h("dd", null, ...value));
+
+function catalogFacts(c) {
+  return h(
+    "dl",
+    { class: "facts", "data-testid": "facts" },
+    fact("Tables", String(c.tables)),
+    fact("Views", String(c.views)),
+    fact("Source", sourceText(c.source)),
+    fact("Generation", h("code", null, c.generation)),
+    fact("Built", when(c.built_at)),
+    denseFacts(c),
+    fact("Descriptions", describedText(c)),
+  );
+}
+
+function corpusFacts(c) {
+  return h(
+    "dl",
+    { class: "facts", "data-testid": "facts" },
+    fact("Documents", String(c.documents)),
+    fact("Chunks", String(c.chunks)),
+    fact("Source", sourceText(c.source)),
+    fact("Generation", h("code", null, c.generation)),
+    fact("Built", when(c.built_at)),
+    denseFacts(c),
+  );
+}
+
+function denseFacts(c) {
+  if (c.dense === false) return fact("Dense channel", "not built: only the keyword channels rank");
+  return [
+    fact("Embedding model", c.embedding_model || (c.dense ? "(not reported)" : "–")),
+    fact(
+      "Unrelated text",
+      c.unrelated_distance == null ? "–" : `distance ${distance(c.unrelated_distance)}: a result nearer than this is nearer than unrelated everyday text gets`,
+    ),
+    c.floor_distance != null ? fact("Relevance floor", `distance ${distance(c.floor_distance)}: further results stay only by a keyword match, a pin or a join`) : null,
+  ];
+}
+
+function describedText(c) {
+  if (c.described == null) return "–";
+  if (!c.described) return "No generated descriptions (schema-search describe writes them).";
+  const total = c.tables + c.views;
+  const models = c.description_models && c.description_models.length ? ` by ${words(c.description_models)}` : "";
+  const at = c.described_at ? `, latest ${when(c.described_at)}` : "";
+  return `${c.described} of ${count(total, "table")} described${models}${at}.`;
+}
+
+function warnings(list) {
+  if (!list || !list.length) return h("p", { class: "muted", "data-testid": "no-warnings" }, "No warnings from indexing.");
+  return h(
+    "section",
+    { class: "warnings", "aria-labelledby": "warn-h", "data-testid": "warnings" },
+    h("h2", { id: "warn-h" }, `Warnings from indexing (${list.length})`),
+    h("ul", null, list.map((w) => h("li", { class: "warning" }, w))),
+  );
+}
+
+/** A source dict in words: its kind, then what it names (files, a path, a URL). */
+export function sourceText(source) {
+  if (!source || typeof source !== "object") return "–";
+  const parts = [];
+  for (const [key, value] of Object.entries(source)) {
+    if (key === "kind" || value == null || value === false || (Array.isArray(value) && !value.length)) continue;
+    const text = Array.isArray(value) ? value.join(", ") : typeof value === "object" ? JSON.stringify(value) : String(value);
+    parts.push(value === true ? key : `${key} ${text}`);
+  }
+  return `${source.kind || "source"}${parts.length ? `: ${parts.join("; ")}` : ""}`;
+}
+
+function drawFields(where, f) {
+  const body = [h("p", { "data-testid": "fields-message" }, f.message)];
+  if (f.structured) {
+    for (const t of f.tables) body.push(...fieldsTable(t));
+    if (f.dropped && f.dropped.length) {
+      body.push(
+        h("h3", null, "Header fields left out"),
+        h("ul", null, f.dropped.map((d) => h("li", null, h("code", null, d.name), ` (${percent(d.coverage)} of documents): ${d.reason}`))),
+      );
+    }
+  }
+  replace(where, ...body);
+}
+
+// Header keys and examples are a corpus's: a column no field fills is left out.
+const FIELD_COLUMNS = [
+  ["Field", null, (c) => [h("code", null, c.name), c.description ? h("span", { class: "field-desc" }, c.description) : null]],
+  ["Type", null, (c) => h("code", null, c.type)],
+  ["Coverage", null, (c) => [c.coverage == null ? "–" : percent(c.coverage), c.unparsed ? h("span", { class: "muted" }, ` (${c.unparsed} unparsed)`) : null]],
+  ["Exact", null, (c) => (c.exact ? h("span", { class: "badge", title: "compared exactly (no stemming)" }, "exact") : "")],
+  ["Header keys", (c) => c.keys && c.keys.length, (c) => c.keys.join(", ")],
+  ["Examples", (c) => c.examples && c.examples.length, (c) => c.examples.slice(0, 4).join(", ")],
+];
+
+function fieldsTable(t) {
+  const shown = FIELD_COLUMNS.filter(([, any]) => !any || t.columns.some(any));
+  return [
+    h("h3", null, h("code", null, t.name), ` (${count(t.rows, "row")})`),
+    t.description ? h("p", { class: "muted" }, t.description) : null,
+    h(
+      "div",
+      { class: "scroll-box" },
+      h(
+        "table",
+        { class: "fields-table", "data-testid": "fields-table" },
+        h("thead", null, h("tr", null, shown.map(([label]) => h("th", { scope: "col" }, label)))),
+        h(
+          "tbody",
+          null,
+          t.columns.map((c) =>
+            h(
+              "tr",
+              { "data-field": c.name },
+              shown.map(([label, , cell], i) =>
+                i === 0 ? h("th", { scope: "row" }, cell(c)) : h("td", { class: label === "Coverage" ? "num" : null }, cell(c)),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  ];
+}

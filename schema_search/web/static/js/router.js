@@ -1,0 +1,48 @@
+// Hash routes: the page's state lives in the URL, so a reload or a shared link shows the same thing.
+//   #/                              every catalog and corpus, and the upload forms
+//   #/search?catalog=NAME&q=TEXT    search a catalog (corpus=NAME for a corpus)
+//   #/catalog/NAME                  a catalog's overview
+//   #/catalog/NAME/table/ID?q=&hl=  a table (q: the search that led there, hl: its words)
+//   #/corpus/NAME                   a corpus's overview
+//   #/corpus/NAME/doc/SOURCE_ID?q=  a passage in its document
+//   #/eval, #/eval/NAME             eval reports
+
+/** The current route: {parts: [decoded path segments], params: URLSearchParams}. */
+export function current(hash = location.hash) {
+  const raw = hash.replace(/^#/, "");
+  const [path, query = ""] = raw.split(/\?(.*)/s, 2);
+  const parts = path
+    .split("/")
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
+  return { parts, params: new URLSearchParams(query) };
+}
+
+/** A hash for these path segments and query parameters (empty values left out). */
+export function href(parts, params = {}) {
+  const path = "#/" + parts.map((p) => encodeURIComponent(p)).join("/");
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === null || value === "") continue;
+    query.set(key, Array.isArray(value) ? value.join(",") : String(value));
+  }
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** Change the URL without a hashchange (typing a question): the view already shows it. */
+export function replaceHash(hash) {
+  if (location.hash !== hash) history.replaceState(history.state, "", hash);
+}
+
+export const searchHref = (source, question) =>
+  href(["search"], source ? { [source.kind]: source.name, q: question } : { q: question });
+export const tableHref = (catalog, table, extra = {}) => href(["catalog", catalog, "table", table], extra);
+export const docHref = (corpus, sourceId, extra = {}) => href(["corpus", corpus, "doc", sourceId], extra);
+export const sourceHref = (kind, name) => href([kind, name]);

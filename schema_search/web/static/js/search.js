@@ -1,0 +1,266 @@
+// The search page: pick a catalog or corpus, type a question, read the ranked results
+// against one shared distance axis. Searches as you type (debounced, the previous request
+// aborted); the URL hash holds the source and question.
+
+import { api } from "./api.js";
+import { errorBox, isAbort } from "./alert.js";
+import { debounce, h, replace } from "./dom.js";
+import { count } from "./format.js";
+import { chunkResult, tableResult } from "./results.js";
+import { replaceHash, searchHref, sourceHref } from "./router.js";
+import { distanceScale } from "./scale.js";
+import { parseSourceKey, searchPath, sourceKey, sources } from "./sources.js";
+import { CHUNK_CHANNELS, TABLE_CHANNELS, shownChannels } from "./why.js";
+
+const DEBOUNCE_MS = 250;
+// "kind:name\nquestion" -> {at, response}: Back shows the results at once; after a minute
+// the server is asked again (an upload may have changed the answer).
+const cache = new Map();
+const CACHE_MS = 60_000;
+
+export function searchView(root, route) {
+  const select = h("select", { id: "source", name: "source", "data-testid": "source" });
+  const input = h("input", {
+    id: "question",
+    name: "q",
+    type: "search",
+    autocomplete: "off",
+    enterkeyhint: "search",
+    placeholder: "e.g. Which contacts opened an email from a campaign?",
+    "data-testid": "question",
+  });
+  const about = h("a", { class: "about-link", href: "#/" }, "About this source");
+  const pointAt = (src) => {
+    about.href = sourceHref(src.kind, src.name);
+    about.textContent = `About ${src.kind} ${src.name}`;
+    input.placeholder = src.kind === "catalog" ? "e.g. Which contacts opened an email from a campaign?" : "e.g. Who approves a refund?";
+  };
+  const status = h("p", { class: "status", role: "status", "aria-live": "polite", "data-testid": "status" });
+  const scaleBox = h("div", { class: "scale-box" });
+  const scale = h(
+    "figure",
+    { class: "scale" },
+    h("figcaption", null, "Distance from the question (cosine; nearer to the left). Markers are labelled by rank."),
+    scaleBox,
+  );
+  const list = h("div", { class: "result-list" });
+  const area = h("div", { class: "results-area", "aria-busy": "false" }, scale, list);
+  const form = h(
+    "form",
+    { class: "search-form", role: "search", "aria-label": "Search a catalog or corpus" },
+    h("div", { class: "field" }, h("label", { for: "source" }, "Catalog or corpus"), select),
+    h("div", { class: "field grow" }, h("label", { for: "question" }, "Question"), input),
+    h("button", { type: "submit", class: "primary" }, "Search"),
+  );
+  replace(root, h("section", { class: "search-page" }, h("h1", { class: "visually-hidden" }, "Search"), form, h("div", { class: "search-meta" }, status, about), area));
+
+  let controller = null;
+  let shown = null; // what is on screen: {source, question, response, items, levels}
+  let source = null;
+
+  const run = async () => {
+    later.cancel();
+    const question = input.value.trim();
+    replaceHash(searchHref(source, input.value));
+    if (controller) controller.abort();
+    if (!source) return;
+    if (!question) {
+      controller = null;
+      shown = null;
+      status.textContent = `Type a question to search ${source.kind} ${source.name}.`;
+      list.replaceChildren();
+      drawScale([], {});
+      return;
+    }
+    const key = `${sourceKey(source)}\n${question}`;
+    const kept = cache.get(key);
+    if (kept && Date.now() - kept.at < CACHE_MS) return show(source, question, kept.response, null);
+    controller = new AbortController();
+    const mine = controller;
+    area.setAttribute("aria-busy", "true");
+    list.classList.add("stale");
+    status.textContent = "Searching…";
+    const started = performance.now();
+    try {
+      const response = await api(searchPath(source), { method: "POST", json: { question, k: null }, signal: mine.signal });
+      remember(key, response);
+      show(source, question, response, performance.now() - started);
+    } catch (error) {
+      if (isAbort(error)) return;
+      shown = null;
+      status.textContent = `The search failed: ${error.detail || error.message}`;
+      list.replaceChildren(errorBox(error, "The search failed"));
+      drawScale([], {});
+    } finally {
+      if (controller === mine) {
+        area.setAttribute("aria-busy", "false");
+        list.classList.remove("stale");
+      }
+    }
+  };
+  const later = debounce(run, DEBOUNCE_MS);
+
+  function show(src, question, response, ms) {
+    const isCatalog = src.kind === "catalog";
+    const items = (isCatalog ? response.candidates : response.results) || [];
+    const levels = levelsOf(response, items);
+    shown = { source: src, question, response, items, levels };
+    const noun = isCatalog ? "table" : "passage";
+    const took = ms == null ? "" : ` in ${Math.round(ms)} ms`;
+    status.textContent = response.off_topic
+      ? `Nothing found: the question is off topic for ${src.kind} ${src.name}${took}.`
+      : `${count(items.length, noun)} for this question in ${src.kind} ${src.name}${took}.`;
+    const render = isCatalog ? tableResult : chunkResult;
+    const ctx = { name: src.name, question, levels, channels: shownChannels(items, isCatalog ? TABLE_CHANNELS : CHUNK_CHANNELS) };
+    const children = [];
+    if (response.off_topic) children.push(offTopic(src, levels));
+    else if (!items.length) children.push(h("p", { class: "notice" }, `No ${noun} matched the question.`));
+    if (items.length) {
+      children.push(
+        h("ol", { class: "results", "data-testid": "results" }, items.map((item, i) => render(item, i + 1, ctx))),
+      );
+    }
+    list.replaceChildren(...children);
+    drawScale(items, levels);
+  }
+
+  function drawScale(items, levels) {
+    const width = Math.max(240, Math.floor(scaleBox.clientWidth || 600));
+    const points = items.map((item, i) => ({
+      rank: i + 1,
+      distance: item.distance ?? null,
+      key: item.source_id,
+      label: item.table || item.title,
+      testKey: item.table ? { "data-table": item.table } : { "data-source-id": item.source_id },
+    }));
+    scaleBox.replaceChildren(distanceScale(points, levels, width));
+  }
+
+  // Pointing at (or focusing) a result lights its marker on the axis.
+  const hot = (event) => {
+    const item = event.target.closest && event.target.closest("[data-testid=result]");
+    for (const m of scaleBox.querySelectorAll(".marker.hot")) m.classList.remove("hot");
+    if (!item) return;
+    const marker = scaleBox.querySelector(`.marker[data-key="${CSS.escape(item.dataset.key)}"]`);
+    if (marker) marker.classList.add("hot");
+  };
+  list.addEventListener("pointerover", hot);
+  list.addEventListener("focusin", hot);
+
+  let lastWidth = 0;
+  const resize = new ResizeObserver(() => {
+    const width = Math.floor(scaleBox.clientWidth);
+    if (width === lastWidth) return;
+    lastWidth = width;
+    drawScale(shown ? shown.items : [], shown ? shown.levels : {});
+  });
+  resize.observe(scaleBox);
+
+  input.addEventListener("input", () => {
+    replaceHash(searchHref(source, input.value));
+    later();
+  });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run();
+  });
+  select.addEventListener("change", () => {
+    source = parseSourceKey(select.value);
+    pointAt(source);
+    run();
+  });
+
+  async function load(r) {
+    const wanted = wantedSource(r.params);
+    input.value = r.params.get("q") || "";
+    let listed = { catalogs: [], corpora: [] };
+    try {
+      listed = await sources();
+    } catch (error) {
+      if (isAbort(error)) return;
+      list.replaceChildren(errorBox(error, "Could not list the catalogs and corpora"));
+    }
+    fillSelect(select, listed, wanted);
+    source = parseSourceKey(select.value) || wanted;
+    if (source) pointAt(source);
+    else status.textContent = "No catalogs or corpora yet: index one from the Sources page.";
+    run();
+  }
+
+  load(route);
+  drawScale([], {});
+
+  return {
+    update(r) {
+      if (r.parts[0] !== "search") return false;
+      const wanted = wantedSource(r.params) || source;
+      const question = r.params.get("q") || "";
+      if (wanted && source && sourceKey(wanted) === sourceKey(source) && question === input.value) return true;
+      load(r);
+      return true;
+    },
+    destroy() {
+      later.cancel();
+      if (controller) controller.abort();
+      resize.disconnect();
+    },
+  };
+}
+
+function wantedSource(params) {
+  if (params.get("catalog")) return { kind: "catalog", name: params.get("catalog") };
+  if (params.get("corpus")) return { kind: "corpus", name: params.get("corpus") };
+  return null;
+}
+
+function fillSelect(select, listed, wanted) {
+  const group = (label, kind, items) =>
+    items.length
+      ? h("optgroup", { label }, items.map((i) => h("option", { value: sourceKey({ kind, name: i.name }) }, i.name)))
+      : null;
+  const options = [group("Catalogs", "catalog", listed.catalogs), group("Corpora", "corpus", listed.corpora)].filter(Boolean);
+  const names = new Set([
+    ...listed.catalogs.map((c) => sourceKey({ kind: "catalog", name: c.name })),
+    ...listed.corpora.map((c) => sourceKey({ kind: "corpus", name: c.name })),
+  ]);
+  // A source the URL names but the server does not list stays selected: its search then says why.
+  if (wanted && !names.has(sourceKey(wanted))) {
+    options.unshift(h("option", { value: sourceKey(wanted) }, `${wanted.name} (not on this server)`));
+  }
+  replace(select, ...options);
+  if (wanted) select.value = sourceKey(wanted);
+}
+
+function levelsOf(response, items) {
+  const first = items.find((i) => i.unrelated_distance != null);
+  return {
+    unrelated: response.unrelated_distance ?? (first ? first.unrelated_distance : null),
+    floor: response.floor_distance ?? null,
+    nearest: response.nearest_distance ?? null,
+  };
+}
+
+function offTopic(src, levels) {
+  const thing = src.kind === "catalog" ? "table" : "passage";
+  const where = [];
+  if (levels.nearest != null) where.push(`the nearest ${thing} is at distance ${levels.nearest.toFixed(2)}`);
+  if (levels.unrelated != null) where.push(`unrelated text comes to ${levels.unrelated.toFixed(2)}`);
+  return h(
+    "div",
+    { class: "notice off-topic", "data-testid": "off-topic" },
+    h("p", { class: "notice-title" }, `Nothing in ${src.kind} ${src.name} relates to this question.`),
+    h(
+      "p",
+      null,
+      where.length
+        ? `On the axis above, ${where.join("; ")}: no ${thing} is nearer to the question than everyday unrelated text, and no name matches it.`
+        : `No ${thing} is nearer to the question than everyday unrelated text, and no name matches it.`,
+    ),
+  );
+}
+
+function remember(key, response) {
+  cache.delete(key);
+  cache.set(key, { at: Date.now(), response });
+  if (cache.size > 50) cache.delete(cache.keys().next().value);
+}

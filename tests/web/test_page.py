@@ -1,0 +1,276 @@
+"""The web page in a real browser, against the real app: search, the distance scale, table
+and document views, errors, keyboard use, a phone-sized screen, eval reports, read keys.
+
+Each test leaves a full-page screenshot in test-artifacts/web/ (or $SCHEMA_SEARCH_TEST_ARTIFACTS/web/).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest import SAMPLES
+
+from .conftest import ADMIN_KEY, READ_KEY, Tab
+
+pytestmark = pytest.mark.browser
+
+CAMPAIGN_QUESTION = "Which contacts opened or clicked an email from a campaign?"
+# Ranked first or second by every channel mix we tried; asserted present, not at a rank.
+CAMPAIGN_TABLE = "marketing.campaign_recipients"
+OFF_TOPIC = "How do I bake sourdough bread at home?"
+REFUND_QUESTION = "Who has to approve a refund of 800 euros?"
+
+
+def search_hash(kind: str, name: str, question: str = "") -> str:
+    return f"#/search?{kind}={name}" + (f"&q={quote(question)}" if question else "")
+
+
+def result(page: Page, table: str):
+    return page.locator(f'[data-testid=result][data-table="{table}"]')
+
+
+def search_crm(tab: Tab) -> Page:
+    """Open the search page, pick crm, type the campaign question and press Enter."""
+    page = tab.open("#/search")
+    page.get_by_label("Catalog or corpus", exact=True).select_option("catalog:crm")
+    question = page.get_by_label("Question", exact=True)
+    question.fill(CAMPAIGN_QUESTION)
+    question.press("Enter")
+    expect(result(page, CAMPAIGN_TABLE)).to_be_visible()
+    return page
+
+
+def test_search_shows_channel_ranks_and_the_distance_scale(tab: Tab):
+    page = search_crm(tab)
+    found = result(page, CAMPAIGN_TABLE)
+    expect(page.get_by_test_id("status")).to_contain_text("tables for this question in catalog crm")
+    # Every channel of the catalog has a rank or a dash; dense ranks this table.
+    for channel in ("names", "text", "body", "dense"):
+        expect(found.locator(f"[data-channel={channel}]")).to_have_count(1)
+    expect(found.locator("[data-channel=dense] .channel-rank")).to_have_text(
+        "#" + found.locator("[data-channel=dense]").get_attribute("data-rank")
+    )
+    expect(found.get_by_test_id("why")).to_contain_text("in dense")
+    expect(found.locator("mark").first).to_be_visible()  # the question's words marked
+
+    # One shared axis: this table's marker, nearer than the unrelated-text level.
+    marker = page.locator(f'[data-testid=distance-marker][data-table="{CAMPAIGN_TABLE}"]')
+    unrelated = page.get_by_test_id("unrelated-level")
+    expect(marker).to_have_count(1)
+    expect(unrelated).to_contain_text("unrelated text")
+    assert page.locator("[data-testid=distance-scale]").count() == 1
+    on_axis = page.locator("[data-testid=distance-marker]").evaluate_all("ms => ms.map(m => m.dataset.table)")
+    listed = page.locator("[data-testid=result]").evaluate_all("rs => rs.map(r => r.dataset.table)")
+    assert on_axis and set(on_axis) <= set(listed)
+    marker_x = float(marker.locator("circle").get_attribute("cx"))
+    unrelated_x = float(unrelated.locator("line").get_attribute("x1"))
+    assert (float(marker.get_attribute("data-distance")) < float(unrelated.locator("text").text_content().split()[-1])) == (
+        marker_x < unrelated_x
+    )
+    expect(found.get_by_test_id("why")).to_contain_text("unrelated text")
+
+    # The hash holds the search: a reload shows it again.
+    assert "catalog=crm" in page.url and "q=" in page.url
+    page.reload()
+    expect(page.get_by_label("Question", exact=True)).to_have_value(CAMPAIGN_QUESTION)
+    expect(result(page, CAMPAIGN_TABLE)).to_be_visible()
+
+
+def test_table_view_shows_foreign_keys_in_the_graph_and_the_list(tab: Tab):
+    page = search_crm(tab)
+    result(page, CAMPAIGN_TABLE).locator("a.result-link").click()
+    view = page.get_by_test_id("table-view")
+    expect(view).to_have_attribute("data-table", CAMPAIGN_TABLE)
+    graph = page.get_by_test_id("fk-graph")
+    # crm.sql: campaign_recipients.contact_id -> crm.contacts; email_events.recipient_id -> campaign_recipients.
+    contacts = graph.locator('[data-testid=graph-node][data-table="crm.contacts"]')
+    expect(contacts).to_have_attribute("data-direction", "outgoing")
+    expect(graph.locator('[data-testid=graph-node][data-table="marketing.email_events"]')).to_have_attribute(
+        "data-direction", "incoming"
+    )
+    expect(graph).to_contain_text("campaign_recipients.contact_id →")
+    keys = page.get_by_test_id("fk-list")
+    expect(keys).to_contain_text("campaign_recipients.contact_id → contacts.contact_id")
+    expect(keys).to_contain_text("email_events.recipient_id → campaign_recipients.recipient_id")
+    expect(page.get_by_test_id("ddl")).to_contain_text("CREATE TABLE marketing.campaign_recipients")
+    expect(page.get_by_test_id("back-to-results")).to_be_visible()
+
+    # A neighbour is a link the keyboard reaches and opens.
+    contacts.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("table-view")).to_have_attribute("data-table", "crm.contacts")
+
+
+def test_an_off_topic_question_says_nothing_relates(tab: Tab):
+    page = tab.open(search_hash("catalog", "crm", OFF_TOPIC))
+    notice = page.get_by_test_id("off-topic")
+    expect(notice).to_contain_text("Nothing in catalog crm relates to this question")
+    expect(page.get_by_test_id("nearest-marker")).to_have_count(1)
+    expect(page.get_by_test_id("unrelated-level")).to_have_count(1)
+    expect(page.locator("[data-testid=result]")).to_have_count(0)
+
+
+def test_an_unknown_catalog_shows_the_404_detail_and_hint(tab: Tab):
+    tab.expect_http_errors()
+    problem = tab.page.request.post(f"{tab.base}/v1/catalogs/nope/search", data={"question": "x"})
+    assert problem.status == 404
+    body = problem.json()
+    page = tab.open(search_hash("catalog", "nope", "x"))
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text(body["detail"])
+    expect(alert).to_contain_text(body["hint"])
+
+
+def test_the_keyboard_reaches_and_opens_the_first_result(tab: Tab):
+    page = tab.open(search_hash("catalog", "crm"))
+    expect(page.get_by_label("Catalog or corpus", exact=True)).to_have_value("catalog:crm")
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "question":
+            break
+    assert page.evaluate("document.activeElement.id") == "question", "Tab never reached the question"
+    page.keyboard.type(CAMPAIGN_QUESTION)  # searched as typed, no Enter
+    first = page.locator("[data-testid=result][data-rank='1']")
+    expect(first).to_be_visible()
+    table = first.get_attribute("data-table")
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        if page.evaluate("!!document.activeElement.closest(\"[data-testid=result][data-rank='1']\")"):
+            break
+    assert page.evaluate("document.activeElement.classList.contains('result-link')"), "Tab never reached result #1"
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("table-view")).to_have_attribute("data-table", table)
+
+
+@pytest.mark.parametrize("viewport", [{"width": 360, "height": 780}])
+def test_a_360_px_screen_never_scrolls_sideways(tab: Tab):
+    page = search_crm(tab)
+    wide = "document.scrollingElement.scrollWidth"
+    assert page.evaluate(wide) <= 360 + 1
+    tab.shot("-search")
+    result(page, CAMPAIGN_TABLE).locator("a.result-link").click()
+    expect(page.get_by_test_id("fk-graph")).to_be_visible()
+    assert page.evaluate(wide) <= 360 + 1
+
+
+def test_a_passage_opens_in_its_document(tab: Tab):
+    page = tab.open(search_hash("corpus", "handbook"))
+    page.get_by_label("Question", exact=True).fill(REFUND_QUESTION)
+    page.get_by_label("Question", exact=True).press("Enter")
+    first = page.locator("[data-testid=result][data-kind=chunk]").first
+    expect(first).to_be_visible()
+    source_id = first.get_attribute("data-source-id")
+    chunk = page.request.get(f"{tab.base}/v1/corpora/handbook/documents/{source_id}").json()
+    first.locator("a.result-link").click()
+    view = page.get_by_test_id("document-view")
+    expect(view).to_have_attribute("data-source-id", source_id)
+    for heading in chunk["heading_path"]:
+        expect(view.get_by_test_id("heading-path")).to_contain_text(heading)
+    link = view.get_by_test_id("source-link")
+    expect(link).to_have_attribute("href", chunk["url"])
+    expect(link).to_have_attribute("target", "_blank")
+    passage = view.get_by_test_id("passage")
+    expect(passage).to_contain_text(chunk["text"].split("\n")[0])
+    expect(passage).to_be_in_viewport()
+
+
+def test_the_eval_view_lists_reports_and_frames_one(tab: Tab):
+    page = tab.open("#/eval")
+    reports = page.get_by_test_id("eval-report")
+    expect(reports.first).to_be_visible()
+    framed = page.get_by_test_id("report-frame")
+    src = framed.get_attribute("src")
+    assert src.startswith("/v1/eval/") and src.endswith("/page")
+    expect(framed).to_have_attribute("sandbox", "")
+    expect(page.frame_locator("[data-testid=report-frame]").locator("svg").first).to_be_visible()
+    expect(page.get_by_test_id("report-alone")).to_have_attribute("href", src)
+
+
+def test_a_read_key_is_asked_for_kept_for_the_tab_and_sent(locked_tab: Tab):
+    locked_tab.expect_http_errors()
+    page = locked_tab.open("#/")
+    key = page.get_by_label("Read key", exact=True)
+    expect(key).to_be_visible()
+    key.fill(READ_KEY)
+    key.press("Enter")
+    expect(page.get_by_test_id("catalog-list")).to_contain_text("crm")
+    assert page.evaluate("sessionStorage.getItem('schema_search.read_key')") == READ_KEY
+    # Writes need the admin key here: the form says so, and a refusal shows why.
+    expect(page.get_by_test_id("key-note")).to_contain_text("needs the admin key")
+    form = page.get_by_test_id("catalog-form")
+    form.get_by_label("Name", exact=True).fill("upload-test")
+    form.get_by_label("DDL file (.sql)").set_input_files(str(SAMPLES / "shop.sql"))
+    form.get_by_label("Admin key", exact=True).fill(ADMIN_KEY + "-wrong")
+    form.get_by_role("button", name="Index catalog").click()
+    refusal = form.get_by_test_id("error")
+    expect(refusal).to_have_attribute("data-code", "forbidden")
+    expect(refusal.get_by_test_id("error-hint")).to_be_visible()
+    expect(refusal.get_by_test_id("error-detail")).to_contain_text("not this server's")
+    # A frame cannot send the header: the eval report comes with the page's cookie instead.
+    page.goto(page.url.split("#")[0] + "#/eval")
+    expect(page.frame_locator("[data-testid=report-frame]").locator("svg").first).to_be_visible()
+
+
+def test_a_server_that_does_not_answer_is_said_so(tab: Tab):
+    tab.expect_http_errors()
+    tab.page.route("**/v1/**", lambda route: route.abort("connectionrefused"))
+    page = tab.open("#/")
+    expect(page.get_by_role("alert")).to_contain_text("The server did not answer.")
+
+
+def test_the_pure_helpers_in_the_page(tab: Tab):
+    """The modules' pure functions, run by the browser that runs the page."""
+    page = tab.open("#/eval")
+    got = page.evaluate(
+        """async () => {
+        const dom = await import('/ui/js/dom.js');
+        const doc = await import('/ui/js/document.js');
+        const graph = await import('/ui/js/graph.js');
+        const scale = await import('/ui/js/scale.js');
+        const why = await import('/ui/js/why.js');
+        const text = (t, w, p) => dom.spans(t, w, p).map(([a, b]) => t.slice(a, b));
+        return {
+            edges: text('contact_id, contacts, InvoiceLines, emails', ['contact', 'invoice', 'email']),
+            prefix: text('contacts', ['contact'], true),
+            located: doc.locate('Intro.\\n\\nRefunds up to\\n500 euros.  Next.', 'Refunds up to 500 euros.'),
+            missing: doc.locate('Intro.', 'Not here'),
+            key: graph.keyLabel({from_table: 'shop.orders', from_columns: ['customer_id'], to_table: 'shop.customers', to_columns: ['id']}),
+            compound: graph.keyLabel({from_table: 'a.lines', from_columns: ['x', 'y'], to_table: 'a.heads', to_columns: ['p', 'q']}),
+            domain: scale.domain([0.39, 0.6, 0.85]),
+            why: why.why({channels: {names: 6, text: null, dense: 1}, matched_terms: ['contact'], highlight: ['contacts'], distance: 0.39},
+                         {unrelated: 0.6, floor: 0.85}, why.TABLE_CHANNELS),
+            far: why.why({channels: {names: 2}, matched_terms: ['refund'], distance: 0.9}, {unrelated: 0.6, floor: 0.85}, why.TABLE_CHANNELS),
+            shown: why.shownChannels([{channels: {names: 1, descriptions: null, values: 2, dense: null}}], why.TABLE_CHANNELS),
+        };
+    }"""
+    )
+    assert got["edges"] == ["contact", "Invoice"]  # not "contacts" (a word of its own), nor "emails"
+    assert got["prefix"] == ["contact"]
+    assert got["located"] == [len("Intro.\n\n"), len("Intro.\n\nRefunds up to\n500 euros.")]
+    assert got["missing"] is None
+    assert got["key"] == "orders.customer_id → customers.id"
+    assert got["compound"] == "lines(x, y) → heads(p, q)"
+    assert got["domain"] == [0.35, 0.9]
+    assert got["why"] == "#6 in names, #1 in dense; matches contacts; distance 0.39 — nearer than unrelated text (0.60)"
+    assert got["far"] == (
+        "#2 in names; matches refund; distance 0.90 — no nearer than unrelated text (0.60), "
+        "beyond the floor (0.85): kept by its keyword match"
+    )
+    assert got["shown"] == ["names", "values", "dense"]
+
+
+def test_a_generated_description_is_marked_apart_from_the_database_comment(tab: Tab):
+    page = tab.open("#/catalog/tiny/table/crm.accounts")
+    said = page.get_by_test_id("table-comment")
+    generated = page.get_by_test_id("generated-description")
+    expect(said).to_have_text("Companies we sell to.")
+    expect(generated).to_contain_text("Holds one row per accounts record")
+    expect(generated).to_contain_text("Generated by recorded/model at")
+    expect(generated.locator(".badge.generated")).to_have_text("generated")
+    assert "Holds one row" not in said.text_content()
+    tab.shot("-table")
+    page = tab.open("#/catalog/tiny")
+    expect(page.get_by_test_id("facts")).to_contain_text("5 of 5 tables described by recorded/model")

@@ -154,9 +154,15 @@ class Forbidden(SchemaSearchError):
 
 
 class CrossOriginWrite(Forbidden):
-    """A browser sent a write on behalf of another site's page (``http.same_origin``)."""
+    """A browser sent a write on behalf of another site's page (``http.browser_guard``)."""
 
     code = "cross_origin_write"
+
+
+class HostNotAllowed(Forbidden):
+    """A browser reached the server by a name it does not answer to (DNS rebinding; ``http.browser_guard``)."""
+
+    code = "host_not_allowed"
 
 
 class Busy(SchemaSearchError):

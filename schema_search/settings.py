@@ -241,6 +241,14 @@ class Settings(BaseSettings):
         description="Requests one server worker handles at once; more get HTTP 429 with Retry-After.",
     )
     host: str = Field("127.0.0.1", description="Address `schema-search serve` listens on.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Names browsers may reach the HTTP server by, beside localhost, 127.0.0.1 and ::1 (which a server "
+            "on loopback always answers): a proxy's public name. A browser's request by any other name gets "
+            "403 (DNS rebinding). A JSON list in the environment, e.g. '[\"search.example.com\"]'."
+        ),
+    )
     port: int = Field(8000, ge=1, le=65535, description="Port `schema-search serve` listens on.")
     workers: int | None = Field(
         None, ge=1, description="Worker processes of `schema-search serve` (default: one per core, at most 4)."

@@ -42,10 +42,12 @@ class Channels:
             # One encoding, and one pass over the vectors, per question: shared by the
             # dense channel, the floor and the cosines results show.
             # Question vectors are kept for 64 questions; the scores (one float per item:
-            # 400 KB at 100,000 items) only for the last two, which is all one search needs.
+            # 400 KB at 100,000 items) for the last eight: one search reads them for the
+            # ranking, the floor and then the distances it shows (``closeness``), and other
+            # searches of a threaded server may come in between.
             vectors = self.vectors
             encode = lru_cache(maxsize=64)(lambda question: embedder.encode([question])[0])
-            self._scores = lru_cache(maxsize=2)(lambda question: vectors.scores(encode(question)))
+            self._scores = lru_cache(maxsize=8)(lambda question: vectors.scores(encode(question)))
             self.rankers["dense"] = self._dense_rank
         self.readable = lru_cache(maxsize=64)(self._readable)
 

@@ -4,7 +4,8 @@ Every error leaves as ``application/problem+json`` (RFC 9457) with a ``detail`` 
 says what was wrong and, where we know, a ``hint`` that says what to do
 (:mod:`.problems`). In front of the routes, three pure ASGI middlewares: the
 concurrency limit (429) outermost, so a flood is refused before its bodies are read,
-then the refusal of writes other sites' pages send (403, :mod:`.same_origin`), then
+then what browsers may not send (403: other sites' writes, other host names;
+:mod:`.browser_guard`), then
 the body limit (413, and 422 for JSON no parser should see). The web page for people
 is at ``/`` (:mod:`.web`).
 """
@@ -28,11 +29,11 @@ from ..settings import Settings
 from ..workspace import Workspace
 from . import api_docs, catalogs, corpora, evals, openapi, probes, server_info, web
 from .body_limit import BodyLimit, Limit
+from .browser_guard import BrowserGuard, allowed_hosts
 from .concurrency import ConcurrencyLimit
 from .isolated import Isolated
 from .problems import PROBLEM, from_error, problem
 from .readiness import Readiness
-from .same_origin import SameOriginWrites
 
 __all__ = ["PROBLEM", "create_app", "problem", "serve_app"]
 PROBES = probes.PATHS
@@ -83,7 +84,7 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
     app.include_router(server_info.router)
     s = workspace.settings
     app.add_middleware(BodyLimit, limit_for=_limits(s))
-    app.add_middleware(SameOriginWrites)
+    app.add_middleware(BrowserGuard, hosts=allowed_hosts(s))
     app.add_middleware(ConcurrencyLimit, limit=s.max_concurrent_requests, exempt=PROBES)  # added last: outermost
     openapi.install(app, s, unlimited_paths=PROBES)
     return app

@@ -13,9 +13,8 @@ from typing import Any
 from fastapi import APIRouter
 from starlette.responses import FileResponse, HTMLResponse
 
-from eval.published import EvalReport, report_path, reports
-
 from ..errors import ReportNotFound
+from ..eval_reports import EvalReport, report_path, reports
 from ..settings import Settings
 from .deps import ReadKey, WorkspaceDep
 from .problems import problem_responses

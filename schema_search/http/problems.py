@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse
 
 from .. import config, errors
 from ..agent import query_errors
-from ..errors import SchemaSearchError, TooManyRequests, status_phrase
+from ..errors import SchemaSearchError, TooManyRequests, Unauthorized, status_phrase
 
 PROBLEM = "application/problem+json"
 PROBLEM_REF = "#/components/schemas/Problem"
@@ -95,6 +95,10 @@ def from_error(error: SchemaSearchError) -> JSONResponse:
     of their own, from before the ``code``.
     """
     headers = {"Retry-After": str(error.retry_after_s)} if isinstance(error, TooManyRequests) else None
+    if isinstance(error, Unauthorized):
+        # A 401 must name how to authenticate (RFC 9110 11.6.1); the key is no HTTP scheme of
+        # its own, so the challenge names the header that carries it.
+        headers = {"WWW-Authenticate": 'ReadKey realm="schema_search", header="X-Read-Key"'}
     return problem(error.status, error.code, error.detail, error.hint, headers)
 
 

@@ -6,6 +6,7 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
+from schema_search.eval_reports import report_path
 from schema_search.http import create_app
 from schema_search.workspace import Workspace
 
@@ -123,10 +124,15 @@ def keyed(tiny_workspace):
 def test_with_a_read_key_set_reads_need_it_or_the_admin_key(keyed, method, path, body):
     call = getattr(keyed, method)
     kwargs = {"json": body} if body is not None else {}
-    _problem(call(path, **kwargs), 401, "read_key_required")
+    refused = call(path, **kwargs)
+    _problem(refused, 401, "read_key_required")
+    assert "X-Read-Key" in refused.headers["www-authenticate"]  # a 401 names how to authenticate
     _problem(call(path, headers={"X-Read-Key": "wrong"}, **kwargs), 401, "read_key_required")
     assert call(path, headers={"X-Read-Key": "reader"}, **kwargs).status_code == 200
     assert call(path, headers={"X-Admin-Key": "admin"}, **kwargs).status_code == 200
+    keyed.cookies.set("schema_search_read_key", "reader")  # the page's cookie, for frames
+    assert call(path, **kwargs).status_code == 200
+    keyed.cookies.clear()
 
 
 def test_with_a_read_key_set_the_page_probes_and_server_info_need_none(keyed):
@@ -134,20 +140,47 @@ def test_with_a_read_key_set_the_page_probes_and_server_info_need_none(keyed):
         assert keyed.get(path).status_code == 200, path
 
 
-def test_a_write_sent_by_another_sites_page_is_refused_and_changes_nothing(client, tiny_workspace):
+def test_a_write_sent_by_another_sites_page_is_refused_and_changes_nothing(tiny_workspace):
+    client = TestClient(create_app(workspace=tiny_workspace), base_url="http://127.0.0.1:8000")
     before = tiny_workspace.store.current("tiny").id
     ddl = "CREATE TABLE evil (id INT);"
-    headers = {"Content-Type": "text/plain", "Origin": "https://evil.example"}
-    _problem(client.post("/v1/catalogs/tiny", content=ddl, headers=headers), 403, "cross_origin_write")
-    _problem(client.delete("/v1/catalogs/tiny", headers={"Origin": "null"}), 403, "cross_origin_write")
+    sent = {"Content-Type": "text/plain"}
+    for browser in (
+        {"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"},
+        {"Sec-Fetch-Site": "same-site", "Origin": "http://127.0.0.1:3000"},  # another app on this machine
+        {"Origin": "https://evil.example"},  # a browser too old for Sec-Fetch-Site
+        {"Origin": "null"},  # a sandboxed frame, a file:// page
+    ):
+        _problem(client.post("/v1/catalogs/tiny", content=ddl, headers=sent | browser), 403, "cross_origin_write")
+    _problem(client.delete("/v1/catalogs/tiny", headers={"Sec-Fetch-Site": "cross-site"}), 403, "cross_origin_write")
     assert tiny_workspace.store.current("tiny").id == before
-    # The server's own page (its Origin is this host) and clients that send no Origin may write.
-    own = {"Content-Type": "application/sql", "Origin": "http://testserver"}
+    # The server's own page, and clients that are not browsers, may write.
+    own = {"Content-Type": "application/sql", "Sec-Fetch-Site": "same-origin", "Origin": "http://127.0.0.1:8000"}
     assert client.post("/v1/catalogs/own", content=ddl, headers=own).status_code == 200
+    old_browser = {"Content-Type": "application/sql", "Origin": "http://127.0.0.1:8000"}
+    assert client.post("/v1/catalogs/own", content=ddl, headers=old_browser).status_code == 200
     assert client.post("/v1/catalogs/other", content=ddl, headers={"Content-Type": "application/sql"}).status_code == 200
-    # Every POST is guarded, searches too: the guard does not need to know which routes write.
-    searched = client.post("/v1/catalogs/tiny/search", json={"question": "x"}, headers={"Origin": "https://evil.example"})
-    assert searched.status_code == 403
+    # A cross-site page may still read what any site may (a GET is not a write).
+    assert client.get("/v1/catalogs", headers={"Sec-Fetch-Site": "cross-site"}).status_code == 200
+
+
+def test_a_loopback_server_answers_browsers_only_by_its_loopback_names(tiny_workspace):
+    """DNS rebinding: evil.example made to resolve to 127.0.0.1 is same-origin to the browser."""
+    rebound = {"Host": "evil.example:8000", "Sec-Fetch-Site": "same-origin"}
+    client = TestClient(create_app(workspace=tiny_workspace))
+    _problem(client.get("/v1/catalogs", headers=rebound), 403, "host_not_allowed")
+    write = {**rebound, "Content-Type": "application/sql", "Origin": "http://evil.example:8000"}
+    _problem(client.post("/v1/catalogs/tiny", content="CREATE TABLE x (id INT);", headers=write), 403, "host_not_allowed")
+    for name in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
+        assert client.get("/v1/catalogs", headers={"Host": name, "Sec-Fetch-Site": "same-origin"}).status_code == 200
+    # Clients that are not browsers choose their Host: not checked.
+    assert client.get("/v1/catalogs", headers={"Host": "evil.example:8000"}).status_code == 200
+    # A proxy's public name is allowed by listing it; a server on all addresses takes any name.
+    proxied = tiny_workspace.settings.model_copy(update={"allowed_hosts": ["search.example.com"]})
+    behind = {"Host": "search.example.com", "Sec-Fetch-Site": "same-origin"}
+    assert TestClient(create_app(workspace=Workspace(proxied))).get("/v1/catalogs", headers=behind).status_code == 200
+    public = tiny_workspace.settings.model_copy(update={"host": "0.0.0.0"})
+    assert TestClient(create_app(workspace=Workspace(public))).get("/v1/catalogs", headers=rebound).status_code == 200
 
 
 @pytest.fixture
@@ -186,8 +219,11 @@ def test_eval_reports_are_listed_newest_first_with_the_shipped_configs_recall(re
     assert client.get("/v1/eval/spider_dev-pooled").json()["tables"] == 876
     for missing in ("/v1/eval/nope", "/v1/eval/docs-fastapi/page", "/v1/eval/speed", "/v1/eval/broken"):
         _problem(client.get(missing), 404, "report_not_found")
-    # A name that would leave the folder is no report's name.
-    assert client.get("/v1/eval/..%2F..%2Fpyproject.toml").status_code == 404
+    # A name that would leave the folder is no report's name (the router refuses an encoded
+    # slash before the name check runs, so the check is tested itself).
+    for name in ("..", "../spider_dev-pooled", "/etc/passwd", ".hidden", "spider_dev-pooled/../x"):
+        assert report_path(reports, name, ".json") is None, name
+    assert report_path(reports, "spider_dev-pooled", ".json") == reports / "spider_dev-pooled.json"
 
 
 def test_the_published_eval_results_are_listed_by_default(client):

@@ -1,5 +1,8 @@
 """The eval reports in a results folder, as the web page lists and shows them.
 
+Here rather than in the eval suite: the server reads these files, and the library must
+not depend on the suite that measures it.
+
 Two shapes are read: a tables run (``benchmark``, ``condition``, ``results``: one row
 per configuration; ``schema-search eval --json``) and a documents run (``corpus``,
 ``sets``: rows per question set; ``scripts/eval_docs.sh``). The other files of the
@@ -30,7 +33,9 @@ class EvalReport(BaseModel):
     condition: str | None = Field(None, description="`pooled` or `per-db` (tables runs).")
     questions: int | None = None
     tables: int | None = Field(None, description="Tables in the searched catalog (tables runs).")
-    generated_at: str | None = Field(None, description="When the report was made, where it says.")
+    generated_at: str | None = Field(
+        None, description="When the report was made, as it writes it (the eval machine's local time), where it says."
+    )
     headline: dict[str, float] = Field(
         default_factory=dict, description="Recall@k and MRR of the `default` configuration (the shipped settings)."
     )

@@ -1,6 +1,7 @@
 """The page's browser tests: the real app over a real workspace, served by uvicorn, in Debian's Chromium.
 
-One workspace (the crm sample as catalog ``crm``, the handbook as corpus ``handbook``)
+One workspace (the crm sample as catalog ``crm``, the handbook as corpus ``handbook``, and
+the others ``web_home`` names)
 and one browser for the session; each test gets a fresh context and page that may reach
 only the test server: any other request is aborted and fails the test, as does a console
 error or an uncaught exception in the page.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import threading
 import time
@@ -91,12 +93,16 @@ class RecordedDescriber:
 
 @pytest.fixture(scope="session")
 def web_home(tmp_path_factory) -> Path:
-    """A home with catalog crm (sample_schemas/crm.sql), corpus handbook, and catalog tiny
-    with generated descriptions; indexed once."""
+    """A home with catalog crm (sample_schemas/crm.sql), corpus handbook, corpus notes (one
+    handbook page without the manifest, so its URL is the file's path), and catalog tiny with
+    generated descriptions; indexed once."""
     home = tmp_path_factory.mktemp("web-home")
     workspace = Workspace(Settings(home=home, embedding_threads=1))
     workspace.index_source(str(SAMPLES / "crm.sql"), catalog="crm")
     workspace.index_corpus(HANDBOOK, corpus="handbook")
+    notes = tmp_path_factory.mktemp("notes")
+    shutil.copy(HANDBOOK / "policies" / "refunds.md", notes / "refunds.md")
+    workspace.index_corpus(notes, corpus="notes")
     workspace.index_catalog(tiny_catalog())
     describe_and_index(workspace, "tiny", RecordedDescriber(), concurrency=1)
     return home

@@ -1,11 +1,13 @@
-"""The web page in a real browser, against the real app: search, the distance scale, table
-and document views, errors, keyboard use, a phone-sized screen, eval reports, read keys.
+"""The web page in a real browser, against the real app: search, the distance scale, the
+joins between results, table and document views, nothing jumping between them, errors,
+keyboard use, a phone-sized screen, eval reports, read keys.
 
 Each test leaves a full-page screenshot in test-artifacts/web/ (or $SCHEMA_SEARCH_TEST_ARTIFACTS/web/).
 """
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 import pytest
@@ -43,48 +45,88 @@ def search_crm(tab: Tab) -> Page:
     return page
 
 
+def answered(page: Page, question: str) -> None:
+    """Wait until the results shown are this question's and no search is running."""
+    area = page.get_by_test_id("results-area")
+    expect(area).to_have_attribute("data-question", question)
+    expect(area).to_have_attribute("aria-busy", "false")
+
+
+def api_search(tab: Tab, question: str) -> dict:
+    answer = tab.page.request.post(f"{tab.base}/v1/catalogs/crm/search", data={"question": question})
+    assert answer.ok
+    return answer.json()
+
+
 def test_search_shows_channel_ranks_and_the_distance_scale(tab: Tab):
     page = search_crm(tab)
+    answered(page, CAMPAIGN_QUESTION)
+    api = api_search(tab, CAMPAIGN_QUESTION)
     found = result(page, CAMPAIGN_TABLE)
     expect(page.get_by_test_id("status")).to_contain_text("tables for this question in catalog crm")
-    # Every channel of the catalog has a rank or a dash; dense ranks this table.
+    # The ranks shown are the API's for this table: a number, or a dash where it is not ranked.
+    channels = next(c for c in api["candidates"] if c["table"] == CAMPAIGN_TABLE)["channels"]
+    assert channels["dense"] is not None
     for channel in ("names", "text", "body", "dense"):
-        expect(found.locator(f"[data-channel={channel}]")).to_have_count(1)
-    expect(found.locator("[data-channel=dense] .channel-rank")).to_have_text(
-        "#" + found.locator("[data-channel=dense]").get_attribute("data-rank")
-    )
-    expect(found.get_by_test_id("why")).to_contain_text("in dense")
+        rank = channels[channel]
+        expect(found.locator(f"[data-channel={channel}] .channel-rank")).to_have_text("–" if rank is None else f"#{rank}")
+    expect(found.get_by_test_id("why")).to_contain_text(f"#{channels['dense']} in dense")
     expect(found.locator("mark").first).to_be_visible()  # the question's words marked
 
-    # One shared axis: this table's marker, nearer than the unrelated-text level.
-    marker = page.locator(f'[data-testid=distance-marker][data-table="{CAMPAIGN_TABLE}"]')
+    # One shared axis, placed by the API's distances: nearer to the left, and the unrelated-text
+    # level between the results nearer than it and those that are not.
+    markers = page.locator("[data-testid=distance-marker]")
     unrelated = page.get_by_test_id("unrelated-level")
-    expect(marker).to_have_count(1)
-    expect(unrelated).to_contain_text("unrelated text")
+    expect(unrelated).to_contain_text(f"unrelated text {api['unrelated_distance']:.2f}")
     assert page.locator("[data-testid=distance-scale]").count() == 1
-    on_axis = page.locator("[data-testid=distance-marker]").evaluate_all("ms => ms.map(m => m.dataset.table)")
-    listed = page.locator("[data-testid=result]").evaluate_all("rs => rs.map(r => r.dataset.table)")
-    assert on_axis and set(on_axis) <= set(listed)
-    marker_x = float(marker.locator("circle").get_attribute("cx"))
+    expect(markers).to_have_count(len(api["candidates"]))
+    x = {m["table"]: m["x"] for m in markers.evaluate_all("ms => ms.map(m => ({table: m.dataset.table, x: +m.querySelector('circle').getAttribute('cx')}))")}
     unrelated_x = float(unrelated.locator("line").get_attribute("x1"))
-    assert (float(marker.get_attribute("data-distance")) < float(unrelated.locator("text").text_content().split()[-1])) == (
-        marker_x < unrelated_x
-    )
-    expect(found.get_by_test_id("why")).to_contain_text("unrelated text")
+    by_distance = sorted(api["candidates"], key=lambda c: c["distance"])
+    assert [c["table"] for c in by_distance] == sorted(x, key=x.get)
+    first, level = api["candidates"][0], api["unrelated_distance"]
+    assert first["distance"] < level  # the data this test stands on: rank 1 is nearer than unrelated text
+    assert x[first["table"]] < unrelated_x
+    beyond = [c["table"] for c in api["candidates"] if c["distance"] > level]
+    assert beyond and all(x[t] > unrelated_x for t in beyond)
+    expect(result(page, first["table"]).get_by_test_id("why")).to_contain_text("nearer than unrelated text")
+
+    # Which keys join the results, each a link to the other table's result in the list.
+    joins = found.get_by_test_id("joins")
+    expect(joins).to_contain_text("campaign_recipients.contact_id → contacts.contact_id")
+    joins.get_by_role("link", name="campaign_recipients.contact_id → contacts.contact_id").click()
+    contacts = result(page, "crm.contacts")
+    expect(contacts).to_have_class(re.compile(r"\bis-target\b"))
+    expect(contacts).to_be_in_viewport()
+    assert page.evaluate("document.activeElement.closest('[data-testid=result]').dataset.table") == "crm.contacts"
+    assert "at=" + next(c["source_id"] for c in api["candidates"] if c["table"] == "crm.contacts") in page.url
 
     # The hash holds the search: a reload shows it again.
     assert "catalog=crm" in page.url and "q=" in page.url
     page.reload()
     expect(page.get_by_label("Question", exact=True)).to_have_value(CAMPAIGN_QUESTION)
-    expect(result(page, CAMPAIGN_TABLE)).to_be_visible()
+    expect(result(page, CAMPAIGN_TABLE)).to_be_attached()
+    expect(contacts).to_have_class(re.compile(r"\bis-target\b"))  # and at= scrolls to the same result
+    expect(contacts).to_be_in_viewport()
 
 
 def test_table_view_shows_foreign_keys_in_the_graph_and_the_list(tab: Tab):
     page = search_crm(tab)
+    answered(page, CAMPAIGN_QUESTION)
+    in_results = set(page.locator("[data-testid=result]").evaluate_all("rs => rs.map(r => r.dataset.table)"))
     result(page, CAMPAIGN_TABLE).locator("a.result-link").click()
     view = page.get_by_test_id("table-view")
     expect(view).to_have_attribute("data-table", CAMPAIGN_TABLE)
     graph = page.get_by_test_id("fk-graph")
+    # The search's context: the neighbours that were in its results are marked, and only those.
+    nodes = graph.locator("[data-testid=graph-node]")
+    expect(nodes.first).to_be_visible()
+    drawn = nodes.evaluate_all("ns => ns.map(n => [n.dataset.table, n.dataset.inResults === 'true', n.getAttribute('aria-label')])")
+    marked = {t for t, on, _ in drawn if on}
+    assert marked and marked == {t for t, _, _ in drawn} & in_results
+    assert all(("in the results" in label) == on for _, on, label in drawn)
+    expect(page.get_by_test_id("graph-legend")).to_contain_text(f"{len(marked)} of these tables")
+    expect(page.locator('[data-testid=fk-list] li[data-table="crm.contacts"]')).to_contain_text("in the results")
     # crm.sql: campaign_recipients.contact_id -> crm.contacts; email_events.recipient_id -> campaign_recipients.
     contacts = graph.locator('[data-testid=graph-node][data-table="crm.contacts"]')
     expect(contacts).to_have_attribute("data-direction", "outgoing")
@@ -113,6 +155,59 @@ def test_an_off_topic_question_says_nothing_relates(tab: Tab):
     expect(page.locator("[data-testid=result]")).to_have_count(0)
 
 
+# Chromium's Layout Instability API, as the Web Vitals count it: every shift of something on
+# screen that no recent input caused. The observer is buffered, so shifts before it ran count.
+LAYOUT_SHIFTS = """
+window.__shifts = [];
+window.__shiftObserver = new PerformanceObserver((list) => window.__shifts.push(...list.getEntries()));
+window.__shiftObserver.observe({type: 'layout-shift', buffered: true});
+"""
+SHIFTS_SO_FAR = """() => {
+    window.__shifts.push(...window.__shiftObserver.takeRecords());
+    return window.__shifts.filter((e) => !e.hadRecentInput).map((e) => ({
+        value: e.value,
+        moved: e.sources.map((s) => s.node ? (s.node.id || s.node.getAttribute?.('class') || s.node.nodeName) : '?'),
+    }));
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 360, "height": 780}], ids=["desktop", "phone"])
+def test_nothing_jumps_between_searches_and_views(tab: Tab):
+    """Results, an off-topic notice, other results and a table view replace each other with
+    nothing on screen moving: the layout-shift score stays under 0.02 (0.1 is Web Vitals' "good")."""
+    page = tab.page
+    page.add_init_script(LAYOUT_SHIFTS)
+    tab.open("#/")
+    expect(page.get_by_test_id("catalog-list")).to_contain_text("crm")
+    nav = page.locator("header nav a")
+    at_sources = nav.evaluate_all("as => as.map(a => a.getBoundingClientRect().x)")
+
+    def go(hash_: str) -> None:
+        # A hash change from the page's own script, not typing: a shift within 0.5 s of input would not count.
+        page.evaluate("h => { location.hash = h; }", hash_)
+
+    # Where the list and its first item (results or the off-topic notice) start: a few pixels
+    # of margin would score under the threshold, so they are compared as they are.
+    starts = "() => [...document.querySelectorAll('.result-list, .result-list > :first-child')].map(e => e.getBoundingClientRect().top)"
+    go(search_hash("catalog", "crm", CAMPAIGN_QUESTION))
+    answered(page, CAMPAIGN_QUESTION)
+    expect(page.locator("[data-nav=search]")).to_have_attribute("aria-current", "page")
+    assert nav.evaluate_all("as => as.map(a => a.getBoundingClientRect().x)") == at_sources  # the current item does not widen
+    with_results = page.evaluate(starts)
+    go(search_hash("catalog", "crm", OFF_TOPIC))
+    answered(page, OFF_TOPIC)
+    expect(page.get_by_test_id("off-topic")).to_be_visible()
+    assert page.evaluate(starts) == with_results
+    go(search_hash("catalog", "crm", "Which leads came from a campaign?"))
+    answered(page, "Which leads came from a campaign?")
+    assert page.evaluate(starts) == with_results
+    page.evaluate("document.querySelector('[data-testid=result] a.result-link').click()")
+    expect(page.get_by_test_id("fk-graph")).to_be_visible()
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    shifts = page.evaluate(SHIFTS_SO_FAR)
+    assert sum(s["value"] for s in shifts) < 0.02, f"layout shifts: {shifts}"
+
+
 def test_an_unknown_catalog_shows_the_404_detail_and_hint(tab: Tab):
     tab.expect_http_errors()
     problem = tab.page.request.post(f"{tab.base}/v1/catalogs/nope/search", data={"question": "x"})
@@ -133,6 +228,8 @@ def test_the_keyboard_reaches_and_opens_the_first_result(tab: Tab):
             break
     assert page.evaluate("document.activeElement.id") == "question", "Tab never reached the question"
     page.keyboard.type(CAMPAIGN_QUESTION)  # searched as typed, no Enter
+    # Each pause in the typing searches a part of the question: wait for the whole question's answer.
+    answered(page, CAMPAIGN_QUESTION)
     first = page.locator("[data-testid=result][data-rank='1']")
     expect(first).to_be_visible()
     table = first.get_attribute("data-table")
@@ -177,6 +274,19 @@ def test_a_passage_opens_in_its_document(tab: Tab):
     expect(passage).to_be_in_viewport()
 
 
+def test_a_passage_without_a_web_address_shows_its_path_as_text(tab: Tab):
+    found = tab.page.request.post(f"{tab.base}/v1/corpora/notes/search", data={"question": REFUND_QUESTION}).json()
+    url = found["results"][0]["url"]
+    assert "://" not in url  # notes has no manifest nor URL template: the file's path
+    page = tab.open(search_hash("corpus", "notes", REFUND_QUESTION))
+    page.locator("[data-testid=result] a.result-link").first.click()
+    view = page.get_by_test_id("document-view")
+    expect(view.get_by_test_id("source-text")).to_have_text(url)
+    expect(view.get_by_test_id("source-note")).to_contain_text("indexed without a URL template")
+    expect(view.get_by_test_id("source-link")).to_have_count(0)
+    expect(view.locator(f'a[href="{url}"]')).to_have_count(0)
+
+
 def test_the_eval_view_lists_reports_and_frames_one(tab: Tab):
     page = tab.open("#/eval")
     reports = page.get_by_test_id("eval-report")
@@ -194,7 +304,15 @@ def test_a_read_key_is_asked_for_kept_for_the_tab_and_sent(locked_tab: Tab):
     page = locked_tab.open("#/")
     key = page.get_by_label("Read key", exact=True)
     expect(key).to_be_visible()
+    expect(page.get_by_test_id("read-key-kept")).to_contain_text("cookie sent only to /v1/eval, until the browser closes")
+    # A key a header cannot carry is refused in the form, before fetch would throw on it.
+    key.fill("ключ")
+    key.press("Enter")
+    expect(page.get_by_test_id("read-key-problem")).to_contain_text("“к”, which a request header cannot carry")
+    expect(key).to_be_visible()
+    assert page.evaluate("sessionStorage.getItem('schema_search.read_key')") is None
     key.fill(READ_KEY)
+    expect(page.get_by_test_id("read-key-problem")).to_have_text("")
     key.press("Enter")
     expect(page.get_by_test_id("catalog-list")).to_contain_text("crm")
     assert page.evaluate("sessionStorage.getItem('schema_search.read_key')") == READ_KEY
@@ -231,24 +349,35 @@ def test_the_pure_helpers_in_the_page(tab: Tab):
         const graph = await import('/ui/js/graph.js');
         const scale = await import('/ui/js/scale.js');
         const why = await import('/ui/js/why.js');
-        const text = (t, w, p) => dom.spans(t, w, p).map(([a, b]) => t.slice(a, b));
+        const keys = await import('/ui/js/keyfield.js');
+        const text = (t, w) => dom.spans(t, w).map(([a, b]) => t.slice(a, b));
         return {
             edges: text('contact_id, contacts, InvoiceLines, emails', ['contact', 'invoice', 'email']),
-            prefix: text('contacts', ['contact'], true),
+            // Lower-casing "İ" makes two code units of one: marks after it must still sit on their words.
+            dotted: text('İstanbul İSTANBUL orders, Orders', ['orders', 'istanbul']),
+            literal: text('a.b axb (x)', ['a.b', '(x)']),
+            addresses: ['javascript:alert(1)', 'data:text/html,<b>x</b>', 'refunds.md', '/v1/server', 'https://x.example/a#b', 'http://x.example']
+                .map((u) => doc.webAddress(u)),
+            keys: ['read-sesame', 'ключ', 'line\\nbreak', ' padded', 'café'].map((k) => keys.keyProblem(k)),
             located: doc.locate('Intro.\\n\\nRefunds up to\\n500 euros.  Next.', 'Refunds up to 500 euros.'),
             missing: doc.locate('Intro.', 'Not here'),
             key: graph.keyLabel({from_table: 'shop.orders', from_columns: ['customer_id'], to_table: 'shop.customers', to_columns: ['id']}),
             compound: graph.keyLabel({from_table: 'a.lines', from_columns: ['x', 'y'], to_table: 'a.heads', to_columns: ['p', 'q']}),
             domain: scale.domain([0.39, 0.6, 0.85]),
-            why: why.why({channels: {names: 6, text: null, dense: 1}, matched_terms: ['contact'], highlight: ['contacts'], distance: 0.39},
+            why: why.why({channels: {dense: 1, text: null, names: 6}, highlight: ['contacts'], distance: 0.39},
                          {unrelated: 0.6, floor: 0.85}, why.TABLE_CHANNELS),
-            far: why.why({channels: {names: 2}, matched_terms: ['refund'], distance: 0.9}, {unrelated: 0.6, floor: 0.85}, why.TABLE_CHANNELS),
+            far: why.why({channels: {names: 2}, highlight: ['refunds'], distance: 0.9}, {unrelated: 0.6, floor: 0.85}, why.TABLE_CHANNELS),
             shown: why.shownChannels([{channels: {names: 1, descriptions: null, values: 2, dense: null}}], why.TABLE_CHANNELS),
         };
     }"""
     )
     assert got["edges"] == ["contact", "Invoice"]  # not "contacts" (a word of its own), nor "emails"
-    assert got["prefix"] == ["contact"]
+    assert got["dotted"] == ["orders", "Orders"]  # "İstanbul" is not "istanbul" under simple case folding
+    assert got["literal"] == ["a.b", "(x)"]  # the words are text, not patterns
+    assert got["addresses"] == [None, None, None, None, "https://x.example/a#b", "http://x.example/"]
+    ok, cyrillic, newline, padded, latin1 = got["keys"]
+    assert ok is None and latin1 is None
+    assert "“к”" in cyrillic and "control character" in newline and "space" in padded
     assert got["located"] == [len("Intro.\n\n"), len("Intro.\n\nRefunds up to\n500 euros.")]
     assert got["missing"] is None
     assert got["key"] == "orders.customer_id → customers.id"
@@ -256,7 +385,7 @@ def test_the_pure_helpers_in_the_page(tab: Tab):
     assert got["domain"] == [0.35, 0.9]
     assert got["why"] == "#6 in names, #1 in dense; matches contacts; distance 0.39 — nearer than unrelated text (0.60)"
     assert got["far"] == (
-        "#2 in names; matches refund; distance 0.90 — no nearer than unrelated text (0.60), "
+        "#2 in names; matches refunds; distance 0.90 — no nearer than unrelated text (0.60), "
         "beyond the floor (0.85): kept by its keyword match"
     )
     assert got["shown"] == ["names", "values", "dense"]

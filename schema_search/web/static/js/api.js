@@ -1,6 +1,7 @@
 // The page's one way to the server: JSON in, JSON out, problem+json as a thrown ApiError.
 // A read key (servers that set SCHEMA_SEARCH_READ_KEY) is asked for once, kept for the tab
-// in sessionStorage, sent as X-Read-Key, and the refused request is retried with it.
+// in sessionStorage, sent as X-Read-Key, and the refused request is retried with it; it is
+// also kept in a session cookie for /v1/eval (see storeReadKey).
 
 const KEY_STORE = "schema_search.read_key";
 
@@ -34,8 +35,10 @@ export function readKey() {
 export function storeReadKey(key) {
   sessionStorage.setItem(KEY_STORE, key);
   // A frame or a link (an eval report's page) cannot send X-Read-Key: the server also reads
-  // the key from this cookie, which the browser sends only to /v1/eval and only from this site.
-  document.cookie = `schema_search_read_key=${encodeURIComponent(key)}; path=/v1/eval; SameSite=Strict`;
+  // the key from this cookie, which the browser sends only to /v1/eval, only from this site,
+  // over https only when the page came over https, and keeps until it closes (every tab).
+  const secure = location.protocol === "https:" ? "; Secure" : "";
+  document.cookie = `schema_search_read_key=${encodeURIComponent(key)}; path=/v1/eval; SameSite=Strict${secure}`;
 }
 
 /**

@@ -1,15 +1,15 @@
 // The document view: a passage in its page. The document's text with the passage marked
-// and scrolled into view, its heading path and title, and a link to the source.
+// and scrolled into view, its heading path and title, and a link to the source when it has
+// a web address.
 
 import { api, seg } from "./api.js";
 import { guarded } from "./alert.js";
-import { h, marked, replace } from "./dom.js";
-import { searchHref, sourceHref } from "./router.js";
+import { crumbs, searchContext } from "./context.js";
+import { escapeRegExp, h, marked, replace } from "./dom.js";
 
 export function documentView(root, route, { signal }) {
   const [, corpus, , id] = route.parts;
-  const question = route.params.get("q") || "";
-  const words = (route.params.get("hl") || "").split(",").filter(Boolean);
+  const { question, words } = searchContext(route.params);
   replace(root, h("p", { class: "loading", role: "status" }, `Loading ${id}…`));
   guarded(root, async () => {
     const base = `/v1/corpora/${seg(corpus)}/documents/`;
@@ -31,9 +31,45 @@ export function locate(text, passage) {
   if (exact !== -1) return [exact, exact + passage.length];
   const parts = passage.trim().split(/\s+/).filter(Boolean);
   if (!parts.length) return null;
-  const pattern = new RegExp(parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+"));
+  const pattern = new RegExp(parts.map(escapeRegExp).join("\\s+"));
   const found = pattern.exec(text);
   return found ? [found.index, found.index + found[0].length] : null;
+}
+
+/**
+ * The source's web address, or null when it has none a link could open: only an absolute
+ * http(s) URL is one. A corpus indexed without a URL template gives a file's relative path
+ * ("refunds.md"), which as a link would open a page of this server that is not there; and a
+ * "javascript:" or "data:" address is never a link.
+ */
+export function webAddress(value) {
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    return null; // relative, or not a URL at all
+  }
+  return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+}
+
+function sourceLine(url, format) {
+  const address = webAddress(url);
+  if (address) {
+    return h("p", { class: "source-link" }, "Source: ", h("a", { href: address, target: "_blank", rel: "noopener noreferrer", "data-testid": "source-link" }, url), ` (${format})`);
+  }
+  const hasScheme = /^[a-z][a-z0-9+.-]*:/i.test(url || "");
+  return h(
+    "p",
+    { class: "source-link" },
+    "Source: ",
+    h("code", { "data-testid": "source-text" }, url || "–"),
+    ` (${format}) `,
+    h(
+      "span",
+      { class: "muted", "data-testid": "source-note" },
+      hasScheme ? "— not a web address, so not a link." : "— no web address: the corpus was indexed without a URL template.",
+    ),
+  );
 }
 
 function render(root, corpus, chunk, doc, question, words) {
@@ -50,12 +86,7 @@ function render(root, corpus, chunk, doc, question, words) {
     h(
       "article",
       { class: "doc-page", "data-testid": "document-view", "data-source-id": main.source_id },
-      h(
-        "nav",
-        { class: "crumbs", "aria-label": "Breadcrumb" },
-        h("a", { href: sourceHref("corpus", corpus) }, `corpus ${corpus}`),
-        question ? [" · ", h("a", { href: searchHref({ kind: "corpus", name: corpus }, question), "data-testid": "back-to-results" }, "back to the results")] : null,
-      ),
+      crumbs({ kind: "corpus", name: corpus }, question),
       h("h1", null, doc.title, " ", h("code", { class: "source-id", title: "Source ID, to cite this passage" }, main.source_id)),
       main.heading_path && main.heading_path.length
         ? h(
@@ -65,13 +96,7 @@ function render(root, corpus, chunk, doc, question, words) {
             h("ol", { class: "heading-path", "data-testid": "heading-path" }, main.heading_path.map((x) => h("li", null, x))),
           )
         : null,
-      h(
-        "p",
-        { class: "source-link" },
-        "Source: ",
-        h("a", { href: main.url, target: "_blank", rel: "noopener noreferrer", "data-testid": "source-link" }, main.url),
-        ` (${doc.format})`,
-      ),
+      sourceLine(main.url, doc.format),
       fields(doc.fields),
       chunk && !at
         ? h(

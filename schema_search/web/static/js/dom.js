@@ -51,20 +51,20 @@ export function replace(el, ...children) {
  *
  * A token edge is where a name's parts meet: a non-alphanumeric, a lower-to-upper case change
  * (camelCase) or a letter/digit change; so "email" marks "email_events" and "contact_email"
- * but not "emails", and "Invoice" marks "InvoiceLines". With prefix true the end need not be
- * an edge: stemmed terms ("contact") then mark the words they came from ("contacts").
+ * but not "emails", and "Invoice" marks "InvoiceLines". The text is matched as it is (a
+ * case-insensitive pattern, not a lower-cased copy): lower-casing can change a string's
+ * length ("İ" becomes two code units) and would misplace every mark after it.
  */
-export function spans(text, words, prefix = false) {
+export function spans(text, words) {
   const found = [];
   if (!text || !words || !words.length) return found;
-  const lower = text.toLowerCase();
-  const unique = [...new Set(words.map((w) => String(w).toLowerCase()).filter((w) => w.length > 1))];
-  for (const word of unique) {
-    let at = lower.indexOf(word);
-    while (at !== -1) {
-      const end = at + word.length;
-      if (edgeBefore(text, at) && (prefix || edgeAfter(text, end))) found.push([at, end]);
-      at = lower.indexOf(word, at + 1);
+  const unique = new Map(words.map((w) => String(w)).filter((w) => w.length > 1).map((w) => [w.toLowerCase(), w]));
+  for (const word of unique.values()) {
+    const pattern = new RegExp(escapeRegExp(word), "giu");
+    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+      const end = m.index + m[0].length;
+      if (edgeBefore(text, m.index) && edgeAfter(text, end)) found.push([m.index, end]);
+      pattern.lastIndex = m.index + 1; // overlapping occurrences: "aba" in "ababa" ends at an edge only the second time
     }
   }
   found.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
@@ -76,6 +76,9 @@ export function spans(text, words, prefix = false) {
   }
   return merged;
 }
+
+/** Text as a RegExp source that matches it literally (with or without the u flag). */
+export const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 const ALNUM = /[\p{L}\p{N}]/u;
 const UPPER = /\p{Lu}/u;
@@ -97,11 +100,11 @@ function edgeAfter(text, i) {
 }
 
 /** Text with the words wrapped in <mark>, as a fragment of text nodes and marks. */
-export function marked(text, words, prefix = false) {
+export function marked(text, words) {
   const fragment = document.createDocumentFragment();
   const value = text == null ? "" : String(text);
   let at = 0;
-  for (const [start, end] of spans(value, words, prefix)) {
+  for (const [start, end] of spans(value, words)) {
     if (start > at) fragment.append(value.slice(at, start));
     fragment.append(h("mark", null, value.slice(start, end)));
     at = end;

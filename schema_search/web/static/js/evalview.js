@@ -1,7 +1,7 @@
 // Eval reports: the list (headline recall and MRR of each), and the chosen report's own
 // page (recall@k curves, per-database table) in a sandboxed frame.
 
-import { api } from "./api.js";
+import { api, seg } from "./api.js";
 import { guarded } from "./alert.js";
 import { h, replace } from "./dom.js";
 import { figure } from "./format.js";
@@ -95,7 +95,9 @@ function reportTable(reports) {
 }
 
 function report(r) {
-  const json = `/v1/eval/${encodeURIComponent(r.name)}`;
+  // Both built here from the name: an address from the API never becomes a link as it is.
+  const json = `/v1/eval/${seg(r.name)}`;
+  const page = `${json}/page`;
   if (!r.page) {
     return h(
       "p",
@@ -111,11 +113,11 @@ function report(r) {
       { class: "report-links" },
       h("strong", null, r.name),
       " · ",
-      h("a", { href: r.page, target: "_blank", rel: "noopener", "data-testid": "report-alone" }, "open the report alone"),
+      h("a", { href: page, target: "_blank", rel: "noopener", "data-testid": "report-alone" }, "open the report alone"),
       " · ",
       h("a", { href: json, target: "_blank", rel: "noopener" }, "JSON"),
     ),
     // No scripts in the report, and the sandbox lets it run none: it is a picture with tables.
-    h("iframe", { class: "report-frame", src: r.page, title: `Eval report ${r.name}`, sandbox: "", "data-testid": "report-frame" }),
+    h("iframe", { class: "report-frame", src: page, title: `Eval report ${r.name}`, sandbox: "", "data-testid": "report-frame" }),
   ];
 }

@@ -1,6 +1,7 @@
 // A table's foreign-key neighbourhood as a small SVG graph: the table in the middle, the
 // tables that reference it on the left, those it references on the right, each edge
-// labelled with its key columns. Neighbours are links: focusable, opened with Enter.
+// labelled with its key columns. Neighbours are links: focusable, opened with Enter; those
+// in the results of the search that led here are marked.
 // Too narrow for three columns (a phone), the same graph stacks: referencing tables above,
 // the table, referenced tables below.
 
@@ -61,13 +62,17 @@ export function neighbours(table, foreignKeys, referencedBy) {
   };
 }
 
-/** The graph as an SVG element, at most `width` px wide; hrefOf(table) gives a neighbour's link. */
-export function fkGraph(table, foreignKeys, referencedBy, width, hrefOf) {
+/**
+ * The graph as an SVG element, at most `width` px wide; hrefOf(table) gives a neighbour's
+ * link; within: the tables in the results of the search that led here (marked).
+ */
+export function fkGraph(table, foreignKeys, referencedBy, width, hrefOf, within = new Set()) {
   const n = neighbours(table, foreignKeys, referencedBy);
   const incoming = n.incoming.slice(0, MAX_PER_SIDE);
   const outgoing = n.outgoing.slice(0, MAX_PER_SIDE);
   const nodeW = (t) => Math.min(280, textWidth(t) + 24);
-  const args = { table, incoming, outgoing, width, nodeW, hrefOf, centerW: nodeW(table) + 16 };
+  const node = (t, x, y, w, direction) => neighbourNode(t, x, y, w, hrefOf(t), direction, within.has(t));
+  const args = { table, incoming, outgoing, width, nodeW, node, centerW: nodeW(table) + 16 };
   const wide = columnsLayout(args);
   const svg = wide.used <= width ? columns(args, wide) : stacked(args);
   svg.setAttribute("data-testid", "fk-graph");
@@ -94,7 +99,7 @@ function columnsLayout({ incoming, outgoing, nodeW, centerW }) {
   return { leftW, rightW, used };
 }
 
-function columns({ table, incoming, outgoing, width, centerW, nodeW, hrefOf }, { leftW, used }) {
+function columns({ table, incoming, outgoing, width, centerW, nodeW, node }, { leftW, used }) {
   const sideH = (side) => side.reduce((sum, nb) => sum + rowH(nb), 0);
   const height = Math.max(NODE_H + 2 * GAP, sideH(incoming), sideH(outgoing)) + 8;
   const left = Math.max(0, (width - used) / 2);
@@ -111,7 +116,7 @@ function columns({ table, incoming, outgoing, width, centerW, nodeW, hrefOf }, {
       const targetY = centerY + Math.max(-10, Math.min(10, (midY - centerY) * 0.1));
       // A key points from the referencing table to the referenced one.
       svg.append(isIncoming ? edge(nodeX + w, midY, cx, targetY, nb) : edge(cx + centerW, targetY, nodeX, midY, nb));
-      svg.append(node(nb.table, nodeX, y, w, hrefOf(nb.table), isIncoming ? "incoming" : "outgoing"));
+      svg.append(node(nb.table, nodeX, y, w, isIncoming ? "incoming" : "outgoing"));
       linesOf(nb, LABEL_MAX).forEach((line, i) => {
         const lx = isIncoming ? nodeX + w : nodeX;
         const ly = y + NODE_H + 12 + i * LINE_H;
@@ -126,7 +131,7 @@ function columns({ table, incoming, outgoing, width, centerW, nodeW, hrefOf }, {
   return svg;
 }
 
-function stacked({ table, incoming, outgoing, width: room, nodeW, hrefOf }) {
+function stacked({ table, incoming, outgoing, width: room, nodeW, node }) {
   const indent = 28;
   const maxW = Math.max(160, room - indent - 8);
   // Wider than the room only for a label that cannot fit even broken: its box then scrolls.
@@ -149,7 +154,7 @@ function stacked({ table, incoming, outgoing, width: room, nodeW, hrefOf }) {
       const path =
         direction === "incoming" ? `M ${indent} ${midY} H ${trunk}` : `M ${trunk} ${midY} H ${indent - 2}`;
       svg.append(s("path", { class: "edge", d: path, "marker-end": "url(#fk-arrow)" }));
-      svg.append(node(nb.table, indent, y, fit(nb.table), hrefOf(nb.table), direction));
+      svg.append(node(nb.table, indent, y, fit(nb.table), direction));
       y += NODE_H + GAP + 2;
     }
   };
@@ -187,12 +192,21 @@ function edge(x1, y1, x2, y2, nb) {
   });
 }
 
-function node(table, x, y, w, href, direction) {
+function neighbourNode(table, x, y, w, href, direction, inResults) {
   const label = truncate(table, w - 16);
+  const role = direction === "incoming" ? "references this table" : "referenced by this table";
   return s(
     "a",
-    { href, class: "fk-node", "data-testid": "graph-node", "data-table": table, "data-direction": direction, "aria-label": `${table} (${direction === "incoming" ? "references this table" : "referenced by this table"})` },
-    s("title", null, table),
+    {
+      href,
+      class: ["fk-node", inResults && "in-results"],
+      "data-testid": "graph-node",
+      "data-table": table,
+      "data-direction": direction,
+      "data-in-results": inResults ? "true" : null,
+      "aria-label": `${table} (${role}${inResults ? "; in the results" : ""})`,
+    },
+    s("title", null, inResults ? `${table}: in the results` : table),
     s("rect", { x, y, width: w, height: NODE_H, rx: 6 }),
     s("text", { x: x + w / 2, y: y + NODE_H / 2 + 4, "text-anchor": "middle" }, label),
   );

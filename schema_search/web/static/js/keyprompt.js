@@ -1,20 +1,15 @@
-// The read key, asked for when the server answers 401 read_key_required; kept for the tab only.
+// The read key, asked for when the server answers 401 read_key_required; kept for the tab,
+// and in a session cookie for the eval reports' frames (api.js says why).
 
 import { readKey, storeReadKey } from "./api.js";
 import { h, replace } from "./dom.js";
+import { keyInput } from "./keyfield.js";
 
 /** Show the key form in `region`; resolves once a key is stored (the refused request is then retried). */
 export function askForReadKey(region, problem) {
   return new Promise((resolve) => {
     const refused = readKey() !== null;
-    const input = h("input", {
-      id: "read-key",
-      name: "read-key",
-      type: "password",
-      autocomplete: "off",
-      required: true,
-      "aria-describedby": "read-key-why",
-    });
+    const { input, message } = keyInput("read-key", { required: true, describedBy: "read-key-why" });
     const form = h(
       "form",
       {
@@ -23,7 +18,7 @@ export function askForReadKey(region, problem) {
         on: {
           submit: (event) => {
             event.preventDefault();
-            if (!input.value) return;
+            if (!input.value || !input.checkValidity()) return;
             storeReadKey(input.value);
             region.hidden = true;
             region.replaceChildren();
@@ -34,6 +29,7 @@ export function askForReadKey(region, problem) {
       h("label", { for: "read-key" }, "Read key"),
       input,
       h("button", { type: "submit" }, "Use key"),
+      message,
     );
     replace(
       region,
@@ -45,7 +41,11 @@ export function askForReadKey(region, problem) {
         problem.hint ? h("p", { class: "alert-hint" }, "What to do: ", problem.hint) : null,
       ),
       form,
-      h("p", { class: "muted" }, "The key is kept in this tab only (sessionStorage) and sent as X-Read-Key."),
+      h(
+        "p",
+        { class: "muted", "data-testid": "read-key-kept" },
+        "The key is kept for this tab (sessionStorage) and sent as X-Read-Key; for the eval reports' frames, which cannot send a header, it is also kept in a cookie sent only to /v1/eval, until the browser closes.",
+      ),
     );
     region.hidden = false;
     input.focus();

@@ -10,66 +10,58 @@ import { sources } from "./sources.js";
 import { uploadForms } from "./upload.js";
 
 export function listView(root, _route, { signal }) {
-  const lists = h("div", { class: "lists" }, h("p", { class: "loading", role: "status" }, "Loading…"));
+  const lists = h("div", { class: "lists" });
   const forms = h("div", { class: "uploads" });
-  replace(
-    root,
-    h("section", { class: "overview" }, h("h1", null, "Catalogs and corpora"), lists),
-    h("section", { class: "index-forms", "aria-labelledby": "index-h" }, h("h2", { id: "index-h" }, "Index from the page"), forms),
-  );
   const refresh = () => guarded(lists, async () => drawLists(lists, await sources({ fresh: true, signal })));
-  refresh();
-  uploadForms(forms, { signal, onIndexed: refresh });
+  replace(root, h("p", { class: "loading", role: "status" }, "Loading…"));
+  // The forms come with the lists, not before them: lists arriving above the forms would push them down.
+  refresh().then(() => {
+    if (signal.aborted) return;
+    replace(
+      root,
+      h("section", { class: "overview" }, h("h1", null, "Catalogs and corpora"), lists),
+      h("section", { class: "index-forms", "aria-labelledby": "index-h" }, h("h2", { id: "index-h" }, "Index from the page"), forms),
+    );
+    uploadForms(forms, { signal, onIndexed: refresh });
+  });
   return {};
 }
 
+// What each kind's list shows beside its name, source and build time.
+const LISTS = {
+  catalog: { title: "Catalogs", counts: [["Tables", "tables"], ["Views", "views"]], none: "No catalogs yet." },
+  corpus: { title: "Corpora", counts: [["Documents", "documents"], ["Chunks", "chunks"]], none: "No corpora yet." },
+};
+
 function drawLists(where, { catalogs, corpora }) {
-  const table = (caption, head, rows, testid) =>
+  replace(where, sourceList("catalog", catalogs), sourceList("corpus", corpora));
+}
+
+function sourceList(kind, items) {
+  const { title, counts, none } = LISTS[kind];
+  if (!items.length) return h("p", { class: "muted" }, none);
+  const head = ["Name", ...counts.map(([label]) => label), "Source", "Built", ""];
+  const rows = items.map((item) =>
     h(
-      "div",
-      { class: "scroll-box" },
-      h("table", { class: "listing", "data-testid": testid }, h("caption", null, caption), h("thead", null, h("tr", null, head.map((c) => h("th", { scope: "col" }, c)))), h("tbody", null, rows)),
-    );
-  replace(
-    where,
-    catalogs.length
-      ? table(
-          `Catalogs (${catalogs.length})`,
-          ["Name", "Tables", "Views", "Source", "Built", ""],
-          catalogs.map((c) =>
-            h(
-              "tr",
-              { "data-catalog": c.name },
-              h("th", { scope: "row" }, h("a", { href: sourceHref("catalog", c.name) }, c.name)),
-              h("td", { class: "num" }, c.tables),
-              h("td", { class: "num" }, c.views),
-              h("td", null, sourceText(c.source)),
-              h("td", null, when(c.built_at)),
-              h("td", null, h("a", { href: searchHref({ kind: "catalog", name: c.name }, "") }, `Search ${c.name}`)),
-            ),
-          ),
-          "catalog-list",
-        )
-      : h("p", { class: "muted" }, "No catalogs yet."),
-    corpora.length
-      ? table(
-          `Corpora (${corpora.length})`,
-          ["Name", "Documents", "Chunks", "Source", "Built", ""],
-          corpora.map((c) =>
-            h(
-              "tr",
-              { "data-corpus": c.name },
-              h("th", { scope: "row" }, h("a", { href: sourceHref("corpus", c.name) }, c.name)),
-              h("td", { class: "num" }, c.documents),
-              h("td", { class: "num" }, c.chunks),
-              h("td", null, sourceText(c.source)),
-              h("td", null, when(c.built_at)),
-              h("td", null, h("a", { href: searchHref({ kind: "corpus", name: c.name }, "") }, `Search ${c.name}`)),
-            ),
-          ),
-          "corpus-list",
-        )
-      : h("p", { class: "muted" }, "No corpora yet."),
+      "tr",
+      { [`data-${kind}`]: item.name },
+      h("th", { scope: "row" }, h("a", { href: sourceHref(kind, item.name) }, item.name)),
+      counts.map(([, field]) => h("td", { class: "num" }, item[field])),
+      h("td", null, sourceText(item.source)),
+      h("td", null, when(item.built_at)),
+      h("td", null, h("a", { href: searchHref({ kind, name: item.name }, "") }, `Search ${item.name}`)),
+    ),
+  );
+  return h(
+    "div",
+    { class: "scroll-box" },
+    h(
+      "table",
+      { class: "listing", "data-testid": `${kind}-list` },
+      h("caption", null, `${title} (${items.length})`),
+      h("thead", null, h("tr", null, head.map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", null, rows),
+    ),
   );
 }
 

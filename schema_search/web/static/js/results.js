@@ -1,19 +1,23 @@
 // One search result as a list item: a table candidate or a document passage.
 
 import { h, marked } from "./dom.js";
-import { docHref, tableHref } from "./router.js";
-import { CHUNK_CHANNELS, TABLE_CHANNELS, markWords, why } from "./why.js";
+import { keyLabel } from "./graph.js";
+import { docHref, searchHref, tableHref } from "./router.js";
+import { CHUNK_CHANNELS, TABLE_CHANNELS, why } from "./why.js";
 
 const COLUMNS_SHOWN = 12;
 const SNIPPET = 320;
 
-/** The list item for a table candidate; ctx: {name (the catalog), question, levels, channels}. */
-export function tableResult(c, rank, { name: catalog, question, levels, channels }) {
-  const { words, prefix } = markWords(c);
+/**
+ * The list item for a table candidate; ctx: {name (the catalog), question, levels, channels,
+ * results: Map of every result's table ID to its source ID}.
+ */
+export function tableResult(c, rank, { name: catalog, question, levels, channels, results }) {
+  const words = c.highlight;
   const link = h(
     "a",
-    { class: "result-link", href: tableHref(catalog, c.table, { q: question, hl: words }) },
-    marked(c.table, words, prefix),
+    { class: "result-link", href: tableHref(catalog, c.table, { q: question, hl: words, in: [...results.keys()] }) },
+    marked(c.table, words),
   );
   return h(
     "li",
@@ -37,16 +41,47 @@ export function tableResult(c, rank, { name: catalog, question, levels, channels
     badges(c.pinned, c.added_for_join, "table"),
     h("p", { class: "why", "data-testid": "why" }, why(c, levels, TABLE_CHANNELS)),
     channelList(c.channels, channels),
-    c.comment ? h("p", { class: "comment" }, marked(c.comment, words, prefix)) : null,
-    c.description ? h("p", { class: "generated-inline" }, h("span", { class: "badge generated" }, "generated"), " ", marked(c.description.text, words, prefix)) : null,
-    columnLine(c, words, prefix),
+    joinLine(c, catalog, question, results),
+    c.comment ? h("p", { class: "comment" }, marked(c.comment, words)) : null,
+    c.description ? h("p", { class: "generated-inline" }, h("span", { class: "badge generated" }, "generated"), " ", marked(c.description.text, words)) : null,
+    columnLine(c, words),
     valueLine(c.matched_values),
+  );
+}
+
+// The keys between this result and the others, each a link to the other's place in the
+// list (search.js scrolls there; the hash keeps the search, so a new tab shows it too).
+// A key to itself joins it to no other result: the table view lists it.
+function joinLine(c, catalog, question, results) {
+  const keys = (c.joins || []).filter((j) => j.from_table !== j.to_table);
+  if (!keys.length) return null;
+  return h(
+    "div",
+    { class: "joins-line", "data-testid": "joins" },
+    h("span", { class: "label" }, "Joins: "),
+    h(
+      "ul",
+      { class: "inline-list" },
+      keys.map((j) => {
+        const other = j.from_table === c.table ? j.to_table : j.from_table;
+        const at = results.get(other);
+        return h(
+          "li",
+          null,
+          h(
+            "a",
+            { href: searchHref({ kind: "catalog", name: catalog }, question, { at }), "data-jump": at, "data-table": other, title: `to result ${other}` },
+            keyLabel(j),
+          ),
+        );
+      }),
+    ),
   );
 }
 
 /** The list item for a passage; ctx: {name (the corpus), question, levels, channels}. */
 export function chunkResult(r, rank, { name: corpus, question, levels, channels }) {
-  const { words, prefix } = markWords(r);
+  const words = r.highlight;
   const text = r.text.length > SNIPPET ? `${r.text.slice(0, SNIPPET).trimEnd()}…` : r.text;
   return h(
     "li",
@@ -63,16 +98,16 @@ export function chunkResult(r, rank, { name: corpus, question, levels, channels 
       "div",
       { class: "result-head" },
       h("span", { class: "rank" }, `#${rank}`),
-      h("a", { class: "result-link", href: docHref(corpus, r.source_id, { q: question, hl: words }) }, marked(r.title, words, prefix)),
+      h("a", { class: "result-link", href: docHref(corpus, r.source_id, { q: question, hl: words }) }, marked(r.title, words)),
       h("code", { class: "source-id", title: "Source ID, to cite this passage" }, r.source_id),
     ),
     r.heading_path && r.heading_path.length
-      ? h("p", { class: "result-path", "data-testid": "heading-path" }, marked(r.heading_path.join(" › "), words, prefix))
+      ? h("p", { class: "result-path", "data-testid": "heading-path" }, marked(r.heading_path.join(" › "), words))
       : null,
     badges(r.pinned, r.added, "chunk"),
     h("p", { class: "why", "data-testid": "why" }, why(r, levels, CHUNK_CHANNELS)),
     channelList(r.channels, channels),
-    h("p", { class: "snippet" }, marked(text, words, prefix)),
+    h("p", { class: "snippet" }, marked(text, words)),
   );
 }
 
@@ -111,7 +146,7 @@ function channelList(channels, order) {
   );
 }
 
-function columnLine(c, words, prefix) {
+function columnLine(c, words) {
   const matched = new Set((c.matched_columns || []).map((n) => n.toLowerCase()));
   const columns = c.columns || [];
   let shown = columns;
@@ -126,7 +161,7 @@ function columnLine(c, words, prefix) {
     return h(
       "li",
       { class: ["column", isMatched && "matched"], "data-column": col.name, "data-matched": isMatched ? "true" : null },
-      marked(col.name, words, prefix),
+      marked(col.name, words),
       col.primary_key ? h("span", { class: "column-flag", title: "primary key" }, " PK") : null,
       col.foreign_key ? h("span", { class: "column-flag", title: `references ${col.foreign_key}` }, " FK") : null,
     );

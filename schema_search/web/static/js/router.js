@@ -1,10 +1,12 @@
 // Hash routes: the page's state lives in the URL, so a reload or a shared link shows the same thing.
 //   #/                              every catalog and corpus, and the upload forms
-//   #/search?catalog=NAME&q=TEXT    search a catalog (corpus=NAME for a corpus)
+//   #/search?catalog=NAME&q=TEXT    search a catalog (corpus=NAME for a corpus); &at=SOURCE_ID
+//                                   scrolls to that result
 //   #/catalog/NAME                  a catalog's overview
-//   #/catalog/NAME/table/ID?q=&hl=  a table (q: the search that led there, hl: its words)
+//   #/catalog/NAME/table/ID?q=&hl=&in=  a table (q: the search that led there, hl: its words,
+//                                   in: the tables in its results)
 //   #/corpus/NAME                   a corpus's overview
-//   #/corpus/NAME/doc/SOURCE_ID?q=  a passage in its document
+//   #/corpus/NAME/doc/SOURCE_ID?q=&hl=  a passage in its document
 //   #/eval, #/eval/NAME             eval reports
 
 /** The current route: {parts: [decoded path segments], params: URLSearchParams}. */
@@ -29,8 +31,8 @@ export function href(parts, params = {}) {
   const path = "#/" + parts.map((p) => encodeURIComponent(p)).join("/");
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
-    if (value === undefined || value === null || value === "") continue;
-    query.set(key, Array.isArray(value) ? value.join(",") : String(value));
+    const text = Array.isArray(value) ? value.join(",") : value == null ? "" : String(value);
+    if (text !== "") query.set(key, text);
   }
   const text = query.toString();
   return text ? `${path}?${text}` : path;
@@ -41,8 +43,8 @@ export function replaceHash(hash) {
   if (location.hash !== hash) history.replaceState(history.state, "", hash);
 }
 
-export const searchHref = (source, question) =>
-  href(["search"], source ? { [source.kind]: source.name, q: question } : { q: question });
+export const searchHref = (source, question, extra = {}) =>
+  href(["search"], source ? { [source.kind]: source.name, q: question, ...extra } : { q: question, ...extra });
 export const tableHref = (catalog, table, extra = {}) => href(["catalog", catalog, "table", table], extra);
 export const docHref = (corpus, sourceId, extra = {}) => href(["corpus", corpus, "doc", sourceId], extra);
 export const sourceHref = (kind, name) => href([kind, name]);

@@ -4,6 +4,7 @@
 import { s } from "./dom.js";
 import { distance as fmt } from "./format.js";
 
+// The drawing's height, and its box's (search.js sizes the box with it before anything is drawn).
 export const HEIGHT = 112;
 const PAD = 18;
 const AXIS_Y = 70;

@@ -8,7 +8,7 @@ import { debounce, h, replace } from "./dom.js";
 import { count } from "./format.js";
 import { chunkResult, tableResult } from "./results.js";
 import { replaceHash, searchHref, sourceHref } from "./router.js";
-import { distanceScale } from "./scale.js";
+import { HEIGHT as SCALE_HEIGHT, distanceScale } from "./scale.js";
 import { parseSourceKey, searchPath, sourceKey, sources } from "./sources.js";
 import { CHUNK_CHANNELS, TABLE_CHANNELS, shownChannels } from "./why.js";
 
@@ -37,6 +37,8 @@ export function searchView(root, route) {
   };
   const status = h("p", { class: "status", role: "status", "aria-live": "polite", "data-testid": "status" });
   const scaleBox = h("div", { class: "scale-box" });
+  // Its height is the drawing's, set before any drawing: nothing below the axis moves when it comes.
+  scaleBox.style.height = `${SCALE_HEIGHT}px`;
   const scale = h(
     "figure",
     { class: "scale" },
@@ -44,7 +46,8 @@ export function searchView(root, route) {
     scaleBox,
   );
   const list = h("div", { class: "result-list" });
-  const area = h("div", { class: "results-area", "aria-busy": "false" }, scale, list);
+  // data-question: the question whose answer is shown (tests wait on it while one types).
+  const area = h("div", { class: "results-area", "aria-busy": "false", "data-testid": "results-area" }, scale, list);
   const form = h(
     "form",
     { class: "search-form", role: "search", "aria-label": "Search a catalog or corpus" },
@@ -57,6 +60,7 @@ export function searchView(root, route) {
   let controller = null;
   let shown = null; // what is on screen: {source, question, response, items, levels}
   let source = null;
+  let wantedAt = null; // the result the hash asks to scroll to once it is shown (at=SOURCE_ID)
 
   const run = async () => {
     later.cancel();
@@ -67,6 +71,7 @@ export function searchView(root, route) {
     if (!question) {
       controller = null;
       shown = null;
+      area.dataset.question = "";
       status.textContent = `Type a question to search ${source.kind} ${source.name}.`;
       list.replaceChildren();
       drawScale([], {});
@@ -88,6 +93,7 @@ export function searchView(root, route) {
     } catch (error) {
       if (isAbort(error)) return;
       shown = null;
+      area.dataset.question = question;
       status.textContent = `The search failed: ${error.detail || error.message}`;
       list.replaceChildren(errorBox(error, "The search failed"));
       drawScale([], {});
@@ -103,7 +109,7 @@ export function searchView(root, route) {
   function show(src, question, response, ms) {
     const isCatalog = src.kind === "catalog";
     const items = (isCatalog ? response.candidates : response.results) || [];
-    const levels = levelsOf(response, items);
+    const levels = levelsOf(response);
     shown = { source: src, question, response, items, levels };
     const noun = isCatalog ? "table" : "passage";
     const took = ms == null ? "" : ` in ${Math.round(ms)} ms`;
@@ -111,7 +117,13 @@ export function searchView(root, route) {
       ? `Nothing found: the question is off topic for ${src.kind} ${src.name}${took}.`
       : `${count(items.length, noun)} for this question in ${src.kind} ${src.name}${took}.`;
     const render = isCatalog ? tableResult : chunkResult;
-    const ctx = { name: src.name, question, levels, channels: shownChannels(items, isCatalog ? TABLE_CHANNELS : CHUNK_CHANNELS) };
+    const ctx = {
+      name: src.name,
+      question,
+      levels,
+      channels: shownChannels(items, isCatalog ? TABLE_CHANNELS : CHUNK_CHANNELS),
+      results: isCatalog ? new Map(items.map((i) => [i.table, i.source_id])) : null,
+    };
     const children = [];
     if (response.off_topic) children.push(offTopic(src, levels));
     else if (!items.length) children.push(h("p", { class: "notice" }, `No ${noun} matched the question.`));
@@ -121,8 +133,27 @@ export function searchView(root, route) {
       );
     }
     list.replaceChildren(...children);
+    area.dataset.question = question;
     drawScale(items, levels);
+    if (wantedAt) jump(wantedAt, false);
+    wantedAt = null;
   }
+
+  // To a result in the list (a join's link): scrolled to, marked, and its link focused.
+  function jump(sourceId, keepInHash = true) {
+    const target = list.querySelector(`[data-testid=result][data-key="${CSS.escape(sourceId)}"]`);
+    if (!target) return false;
+    for (const old of list.querySelectorAll(".is-target")) old.classList.remove("is-target");
+    target.classList.add("is-target");
+    target.scrollIntoView({ block: "start" });
+    target.querySelector(".result-link").focus({ preventScroll: true });
+    if (keepInHash) replaceHash(searchHref(source, input.value, { at: sourceId }));
+    return true;
+  }
+  list.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("a[data-jump]");
+    if (link && jump(link.dataset.jump)) event.preventDefault();
+  });
 
   function drawScale(items, levels) {
     const width = Math.max(240, Math.floor(scaleBox.clientWidth || 600));
@@ -173,6 +204,7 @@ export function searchView(root, route) {
   async function load(r) {
     const wanted = wantedSource(r.params);
     input.value = r.params.get("q") || "";
+    wantedAt = r.params.get("at");
     let listed = { catalogs: [], corpora: [] };
     try {
       listed = await sources();
@@ -195,7 +227,10 @@ export function searchView(root, route) {
       if (r.parts[0] !== "search") return false;
       const wanted = wantedSource(r.params) || source;
       const question = r.params.get("q") || "";
-      if (wanted && source && sourceKey(wanted) === sourceKey(source) && question === input.value) return true;
+      if (wanted && source && sourceKey(wanted) === sourceKey(source) && question === input.value) {
+        if (r.params.get("at")) jump(r.params.get("at"), false);
+        return true;
+      }
       load(r);
       return true;
     },
@@ -231,10 +266,9 @@ function fillSelect(select, listed, wanted) {
   if (wanted) select.value = sourceKey(wanted);
 }
 
-function levelsOf(response, items) {
-  const first = items.find((i) => i.unrelated_distance != null);
+function levelsOf(response) {
   return {
-    unrelated: response.unrelated_distance ?? (first ? first.unrelated_distance : null),
+    unrelated: response.unrelated_distance ?? null,
     floor: response.floor_distance ?? null,
     nearest: response.nearest_distance ?? null,
   };

@@ -1,6 +1,6 @@
 // The catalogs and corpora on this server, fetched once per page load (and again after an upload).
 
-import { api } from "./api.js";
+import { api, seg } from "./api.js";
 
 let known = null;
 
@@ -28,4 +28,4 @@ export function parseSourceKey(value) {
 
 /** The search API path of a source. */
 export const searchPath = (source) =>
-  `/v1/${source.kind === "catalog" ? "catalogs" : "corpora"}/${encodeURIComponent(source.name)}/search`;
+  `/v1/${source.kind === "catalog" ? "catalogs" : "corpora"}/${seg(source.name)}/search`;

@@ -3,36 +3,34 @@
 
 import { api, seg } from "./api.js";
 import { guarded } from "./alert.js";
+import { crumbs, passedOn, searchContext } from "./context.js";
 import { h, marked, replace } from "./dom.js";
 import { when } from "./format.js";
-import { fkGraph, keyLabel } from "./graph.js";
-import { searchHref, sourceHref, tableHref } from "./router.js";
+import { fkGraph, keyLabel, neighbours } from "./graph.js";
+import { tableHref } from "./router.js";
 
 export function tableView(root, route, { signal }) {
   const [, catalog, , id] = route.parts;
-  const question = route.params.get("q") || "";
-  const words = (route.params.get("hl") || "").split(",").filter(Boolean);
+  const context = searchContext(route.params);
   let observer = null;
   replace(root, h("p", { class: "loading", role: "status" }, `Loading ${id}…`));
   guarded(root, async () => {
     const t = await api(`/v1/catalogs/${seg(catalog)}/tables/${seg(id)}`, { signal });
-    observer = render(root, t, catalog, question, words);
+    observer = render(root, t, catalog, context);
   }, `Could not show table ${id}`);
   return { destroy: () => observer && observer.disconnect() };
 }
 
-function render(root, t, catalog, question, words) {
-  const hrefOf = (other) => tableHref(catalog, other, { q: question });
+function render(root, t, catalog, context) {
+  const { question, words, within } = context;
+  const hrefOf = (other) => tableHref(catalog, other, passedOn(context));
   const graphBox = h("div", { class: "graph-box scroll-box" });
+  const n = neighbours(t.table, t.foreign_keys, t.referenced_by);
+  const found = [...n.incoming, ...n.outgoing].filter((nb) => within.has(nb.table)).length;
   const page = h(
     "article",
     { class: "table-page", "data-testid": "table-view", "data-table": t.table },
-    h(
-      "nav",
-      { class: "crumbs", "aria-label": "Breadcrumb" },
-      h("a", { href: sourceHref("catalog", catalog) }, `catalog ${catalog}`),
-      question ? [" · ", h("a", { href: searchHref({ kind: "catalog", name: catalog }, question), "data-testid": "back-to-results" }, "back to the results")] : null,
-    ),
+    crumbs({ kind: "catalog", name: catalog }, question),
     h(
       "h1",
       null,
@@ -49,14 +47,17 @@ function render(root, t, catalog, question, words) {
       t.comment ? h("p", { class: "comment", "data-testid": "table-comment" }, marked(t.comment, words)) : h("p", { class: "muted" }, "The database has no comment on this table."),
     ),
     description(t.description, words),
-    h("section", { "aria-labelledby": "cols-h" }, h("h2", { id: "cols-h" }, `Columns (${t.columns.length})`), columnsTable(t, catalog, question, words)),
+    h("section", { "aria-labelledby": "cols-h" }, h("h2", { id: "cols-h" }, `Columns (${t.columns.length})`), columnsTable(t, hrefOf, words)),
     h(
       "section",
       { class: "fk-section", "aria-labelledby": "fk-h" },
       h("h2", { id: "fk-h" }, "Foreign keys"),
       h("p", { class: "muted" }, "Tables that reference this one are on the left (above, on a narrow screen), tables it references on the right (below); arrows point as the keys do. Select a table to open it."),
+      found
+        ? h("p", { class: "legend", "data-testid": "graph-legend" }, h("span", { class: "swatch in-results", "aria-hidden": "true" }), ` In the results of “${question}”: ${found} of these tables.`)
+        : null,
       graphBox,
-      keyList(t, hrefOf),
+      keyList(t, hrefOf, within),
     ),
     t.definition
       ? h("section", { "aria-labelledby": "def-h" }, h("h2", { id: "def-h" }, "View definition"), h("pre", { class: "code scroll-box" }, marked(t.definition, words)))
@@ -70,7 +71,7 @@ function render(root, t, catalog, question, words) {
       replace(graphBox, h("p", { class: "muted" }, "No foreign keys to or from this table."));
       return;
     }
-    const svg = fkGraph(t.table, t.foreign_keys, t.referenced_by, width, hrefOf);
+    const svg = fkGraph(t.table, t.foreign_keys, t.referenced_by, width, hrefOf, within);
     const hidden = Number(svg.dataset.hidden || 0);
     graphBox.replaceChildren(svg, hidden ? h("p", { class: "muted" }, `${hidden} more tables are only in the list below.`) : "");
   };
@@ -98,7 +99,7 @@ function description(d, words) {
   );
 }
 
-function columnsTable(t, catalog, question, words) {
+function columnsTable(t, hrefOf, words) {
   const pk = new Set(t.primary_key);
   return h(
     "div",
@@ -118,7 +119,7 @@ function columnsTable(t, catalog, question, words) {
             h("th", { scope: "row" }, h("code", null, marked(c.name, words))),
             h("td", null, c.type ? h("code", null, c.type) : h("span", { class: "muted" }, "unknown")),
             h("td", null, c.primary_key || pk.has(c.name) ? h("span", { class: "badge" }, "PK") : ""),
-            h("td", null, c.foreign_key ? h("a", { href: tableHref(catalog, target, { q: question }) }, h("code", null, c.foreign_key)) : ""),
+            h("td", null, c.foreign_key ? h("a", { href: hrefOf(target) }, h("code", null, c.foreign_key)) : ""),
             h("td", null, c.nullable ? "yes" : "no"),
             h("td", null, c.comment ? marked(c.comment, words) : ""),
           );
@@ -128,8 +129,17 @@ function columnsTable(t, catalog, question, words) {
   );
 }
 
-function keyList(t, hrefOf) {
-  const item = (fk, other) => h("li", null, h("code", null, keyLabel(fk)), " (", h("a", { href: hrefOf(other) }, other), ")");
+function keyList(t, hrefOf, within) {
+  const item = (fk, other) =>
+    h(
+      "li",
+      { "data-table": other, "data-in-results": within.has(other) ? "true" : null },
+      h("code", null, keyLabel(fk)),
+      " (",
+      h("a", { href: hrefOf(other) }, other),
+      ")",
+      within.has(other) ? [" ", h("span", { class: "badge in-results" }, "in the results")] : null,
+    );
   const self = t.foreign_keys.filter((fk) => fk.to_table === t.table);
   return h(
     "div",

@@ -5,6 +5,7 @@ import { api, seg } from "./api.js";
 import { errorBox, isAbort } from "./alert.js";
 import { h, replace } from "./dom.js";
 import { count } from "./format.js";
+import { keyInput } from "./keyfield.js";
 import { sourceHref } from "./router.js";
 
 const NAME = "[a-z0-9][a-z0-9_\\-]{0,63}";
@@ -64,7 +65,7 @@ export function uploadForms(where, { signal, onIndexed }) {
 function form({ id, title, fileLabel, accept, multiple, submit, send, done, onIndexed }) {
   const name = h("input", { id: `${id}-name`, name: "name", required: true, pattern: NAME, autocomplete: "off", "aria-describedby": `${id}-name-help` });
   const files = h("input", { id: `${id}-files`, name: "files", type: "file", required: true, accept, multiple });
-  const key = h("input", { id: `${id}-key`, name: "key", type: "password", autocomplete: "off" });
+  const { input: key, message: keyMessage } = keyInput(`${id}-key`);
   const button = h("button", { type: "submit" }, submit);
   const outcome = h("div", { class: "outcome", role: "status", "aria-live": "polite", "data-testid": `${id}-outcome` });
   const el = h(
@@ -73,7 +74,7 @@ function form({ id, title, fileLabel, accept, multiple, submit, send, done, onIn
     h("h3", { id: `${id}-form-h` }, title),
     h("div", { class: "field" }, h("label", { for: `${id}-name` }, "Name"), name, h("p", { id: `${id}-name-help`, class: "help" }, NAME_HELP)),
     h("div", { class: "field" }, h("label", { for: `${id}-files` }, fileLabel), files),
-    h("div", { class: "field" }, h("label", { for: `${id}-key` }, "Admin key"), key),
+    h("div", { class: "field" }, h("label", { for: `${id}-key` }, "Admin key"), key, keyMessage),
     button,
     outcome,
   );

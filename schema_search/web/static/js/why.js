@@ -7,37 +7,27 @@ import { distance as fmt, words } from "./format.js";
 export const TABLE_CHANNELS = ["names", "text", "body", "descriptions", "values", "dense"];
 export const CHUNK_CHANNELS = ["headings", "body", "dense"];
 
-/** The channels to show for a result: those it has, in the usual order. */
-export function channelOrder(channels, usual) {
-  const keys = Object.keys(channels || {});
-  return [...usual.filter((c) => keys.includes(c)), ...keys.filter((c) => !usual.includes(c))];
-}
+/** Channel names in the usual order, then any others as they come. */
+const inOrder = (names, usual) => [...usual.filter((c) => names.has(c)), ...[...names].filter((c) => !usual.includes(c))];
 
 // Channels a catalog may lack: shown only when some result in the list is ranked there.
 const OPTIONAL = new Set(["descriptions", "values"]);
 
 /** The channels a result list shows: every channel its results have, less optional ones none ranks in. */
 export function shownChannels(items, usual) {
-  const keys = new Set(items.flatMap((i) => Object.keys(i.channels || {})));
-  const all = [...usual.filter((c) => keys.has(c)), ...[...keys].filter((c) => !usual.includes(c))];
-  return all.filter((c) => !OPTIONAL.has(c) || items.some((i) => i.channels && i.channels[c] != null));
-}
-
-/** The words to mark in a result: the server's `highlight`, else its stemmed matched terms. */
-export function markWords(result) {
-  if (Array.isArray(result.highlight)) return { words: result.highlight, prefix: false };
-  return { words: result.matched_terms || [], prefix: true };
+  const names = new Set(items.flatMap((i) => Object.keys(i.channels || {})));
+  return inOrder(names, usual).filter((c) => !OPTIONAL.has(c) || items.some((i) => i.channels && i.channels[c] != null));
 }
 
 /**
  * The one-line reason for a result (a TableCandidate or a ChunkResult).
  *
- * levels: {unrelated, floor} from the response (or the result's own unrelated_distance).
+ * levels: {unrelated, floor} from the response.
  */
 export function why(result, levels, usual) {
   const parts = [];
   const channels = result.channels || {};
-  const ranked = channelOrder(channels, usual)
+  const ranked = inOrder(new Set(Object.keys(channels)), usual)
     .filter((c) => channels[c] != null)
     .map((c) => `#${channels[c]} in ${c}`);
   if (result.pinned) parts.push("pinned: the question names it");
@@ -45,8 +35,8 @@ export function why(result, levels, usual) {
   if (result.added_for_join) parts.push(joinReason(result));
   else if (result.added) parts.push("added: the passage nearest the question, kept beside the pinned ones");
   else if (!ranked.length && !result.pinned) parts.push("not ranked in any channel");
-  const matches = Array.isArray(result.highlight) && result.highlight.length ? result.highlight : result.matched_terms || [];
-  if (matches.length) parts.push(`matches ${words(unique(matches).slice(0, 6))}`);
+  // The words as the result writes them; the matched terms are stems ("compani"), not words.
+  if (result.highlight.length) parts.push(`matches ${words(unique(result.highlight).slice(0, 6))}`);
   const d = nearness(result.distance, levels, result);
   if (d) parts.push(d);
   return parts.join("; ");
@@ -61,7 +51,7 @@ function joinReason(result) {
 
 function nearness(d, levels, result) {
   if (d == null) return "";
-  const unrelated = levels.unrelated ?? result.unrelated_distance ?? null;
+  const unrelated = levels.unrelated;
   let text = `distance ${fmt(d)}`;
   if (unrelated == null) return text;
   if (d < unrelated) return `${text} — nearer than unrelated text (${fmt(unrelated)})`;

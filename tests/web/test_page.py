@@ -177,7 +177,7 @@ def test_nothing_jumps_between_searches_and_views(tab: Tab):
     nothing on screen moving: the layout-shift score stays under 0.02 (0.1 is Web Vitals' "good")."""
     page = tab.page
     page.add_init_script(LAYOUT_SHIFTS)
-    tab.open("#/")
+    tab.open("#/sources")
     expect(page.get_by_test_id("catalog-list")).to_contain_text("crm")
     nav = page.locator("header nav a")
     at_sources = nav.evaluate_all("as => as.map(a => a.getBoundingClientRect().x)")
@@ -301,7 +301,7 @@ def test_the_eval_view_lists_reports_and_frames_one(tab: Tab):
 
 def test_a_read_key_is_asked_for_kept_for_the_tab_and_sent(locked_tab: Tab):
     locked_tab.expect_http_errors()
-    page = locked_tab.open("#/")
+    page = locked_tab.open("#/sources")
     key = page.get_by_label("Read key", exact=True)
     expect(key).to_be_visible()
     expect(page.get_by_test_id("read-key-kept")).to_contain_text("cookie sent only to /v1/eval, until the browser closes")
@@ -403,3 +403,10 @@ def test_a_generated_description_is_marked_apart_from_the_database_comment(tab: 
     tab.shot("-table")
     page = tab.open("#/catalog/tiny")
     expect(page.get_by_test_id("facts")).to_contain_text("5 of 5 tables described by recorded/model")
+
+
+def test_the_address_a_new_user_opens_is_the_search(tab: Tab):
+    page = tab.open("")  # http://host:port/, as the quick start prints it
+    expect(page.get_by_label("Question", exact=True)).to_be_visible()
+    expect(page.get_by_label("Catalog or corpus", exact=True)).to_have_value("catalog:crm")  # the first catalog
+    expect(page.get_by_role("link", name="Sources")).to_have_attribute("href", "#/sources")

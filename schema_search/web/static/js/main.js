@@ -21,8 +21,9 @@ onReadKeyNeeded((problem) => askForReadKey(keyRegion, problem));
 /** The view for a route and the page title, or null for a hash no view answers. */
 function pick({ parts }) {
   const [first, name, what, id] = parts;
-  if (!first) return [listView, "Catalogs and corpora", "sources"];
-  if (first === "search" && parts.length === 1) return [searchView, "Search", "search"];
+  // The address a new user opens (/) is the search: the page's main job.
+  if (!first || (first === "search" && parts.length === 1)) return [searchView, "Search", "search"];
+  if (first === "sources" && parts.length === 1) return [listView, "Catalogs and corpora", "sources"];
   if ((first === "catalog" || first === "corpus") && name && parts.length === 2) return [sourceView, `${first} ${name}`, "sources"];
   if (first === "catalog" && what === "table" && id && parts.length === 4) return [tableView, id, "search"];
   if (first === "corpus" && what === "doc" && id && parts.length === 4) return [documentView, id, "search"];

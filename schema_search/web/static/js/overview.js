@@ -47,7 +47,7 @@ function sourceList(kind, items) {
       { [`data-${kind}`]: item.name },
       h("th", { scope: "row" }, h("a", { href: sourceHref(kind, item.name) }, item.name)),
       counts.map(([, field]) => h("td", { class: "num" }, item[field])),
-      h("td", null, sourceText(item.source)),
+      h("td", { class: "source" }, sourceText(item.source)),
       h("td", null, when(item.built_at)),
       h("td", null, h("a", { href: searchHref({ kind, name: item.name }, "") }, `Search ${item.name}`)),
     ),
@@ -77,7 +77,7 @@ export function sourceView(root, route, { signal }) {
     h(
       "article",
       { class: "source-page", "data-testid": `${kind}-view` },
-      h("nav", { class: "crumbs", "aria-label": "Breadcrumb" }, h("a", { href: "#/" }, "all catalogs and corpora")),
+      h("nav", { class: "crumbs", "aria-label": "Breadcrumb" }, h("a", { href: "#/sources" }, "all catalogs and corpora")),
       h("h1", null, `${kind === "catalog" ? "Catalog" : "Corpus"} ${name}`),
       h("p", null, h("a", { class: "button", href: searchHref({ kind, name }, "") }, `Search ${name}`)),
       facts,

@@ -1,7 +1,7 @@
 // Hash routes: the page's state lives in the URL, so a reload or a shared link shows the same thing.
-//   #/                              every catalog and corpus, and the upload forms
-//   #/search?catalog=NAME&q=TEXT    search a catalog (corpus=NAME for a corpus); &at=SOURCE_ID
+//   #/, #/search?catalog=NAME&q=TEXT  search a catalog (corpus=NAME for a corpus); &at=SOURCE_ID
 //                                   scrolls to that result
+//   #/sources                       every catalog and corpus, and the upload forms
 //   #/catalog/NAME                  a catalog's overview
 //   #/catalog/NAME/table/ID?q=&hl=&in=  a table (q: the search that led there, hl: its words,
 //                                   in: the tables in its results)

@@ -29,7 +29,7 @@ export function searchView(root, route) {
     placeholder: "e.g. Which contacts opened an email from a campaign?",
     "data-testid": "question",
   });
-  const about = h("a", { class: "about-link", href: "#/" }, "About this source");
+  const about = h("a", { class: "about-link", href: "#/sources" }, "About this source");
   const pointAt = (src) => {
     about.href = sourceHref(src.kind, src.name);
     about.textContent = `About ${src.kind} ${src.name}`;

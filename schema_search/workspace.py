@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from .core.build import Progress, write_indexes
-from .core.closeness import distance, levels
+from .core.closeness import distance
+from .core.explain import context
 from .core.dense import DenseIndex
 from .core.embedders import Embedder, shared_embedder
 from .core.kind import ItemKind
@@ -199,7 +200,7 @@ class Workspace:
             question=question,
             off_topic=result.off_topic,
             candidates=candidates(searcher.catalog, result.ranked, question, closeness),
-            **levels(closeness),
+            **context(result, closeness),
         )
 
     def table(self, catalog: str, table: str) -> TableDetail:

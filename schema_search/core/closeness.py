@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from pydantic import BaseModel, Field
-
 
 @dataclass(frozen=True)
 class Closeness:
@@ -45,34 +43,3 @@ def distance(cosine: float | None) -> float | None:
     """
     return None if cosine is None else round(1.0 - cosine, 4)
 
-
-class DistanceLevels(BaseModel):
-    """Where a search's distances are read against: shared by the tables' and the corpora's responses."""
-
-    unrelated_distance: float | None = Field(
-        None,
-        description="How near unrelated everyday text comes to the collection's nearest item, as a cosine distance: "
-        "a result nearer than this is nearer than unrelated text gets. None without the dense channel.",
-    )
-    floor_distance: float | None = Field(
-        None,
-        description="The relevance floor: a result further than this is kept only by a keyword match, a pin or a join.",
-    )
-    nearest_distance: float | None = Field(
-        None, description="The nearest item anywhere in the collection (set when off_topic too)."
-    )
-
-
-def levels(closeness: Closeness | None) -> dict[str, float | None]:
-    """A ``DistanceLevels``' fields for one search.
-
-    >>> levels(Closeness({}, floor=0.2, unrelated=0.39, nearest=0.48))
-    {'unrelated_distance': 0.61, 'floor_distance': 0.8, 'nearest_distance': 0.52}
-    """
-    if closeness is None:
-        return {}
-    return {
-        "unrelated_distance": distance(closeness.unrelated),
-        "floor_distance": distance(closeness.floor),
-        "nearest_distance": distance(closeness.nearest),
-    }

@@ -17,7 +17,7 @@ Stages, in order (each a plain function over ranked lists):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from . import pin
@@ -58,9 +58,15 @@ class Ranked:
 
 @dataclass(frozen=True)
 class Ranking:
+    """The final items; ``weights`` and ``rrf_k``: the fusion as it ran for this question
+    (each channel's weight after coverage, readability and per-question scaling), so a
+    result's score can be read as ``sum(weights[c] / (rrf_k + rank_c))`` plus the kind's boost."""
+
     ranked: list[Ranked]
     off_topic: bool = False
     dropped: int = 0
+    weights: Mapping[str, float] = field(default_factory=dict)
+    rrf_k: float = 0.0
 
 
 def rank(
@@ -103,6 +109,8 @@ def rank(
         if channel in weights:
             weights[channel] *= factor
     scored = rrf(rankings, weights, k=fusion.rrf_k)
+    # The weights as they ran, for the channels this collection has (a weight it has no channel for weighs nothing).
+    weights = {channel: weights.get(channel, 0.0) for channel in rankings}
     if boost is not None:
         scored = boost(scored)
     score_of = dict(scored)
@@ -117,11 +125,13 @@ def rank(
         trusted = {item for channel in evidence for item in rankings.get(channel, ())}
         kept, off_topic = apply_floor(order, relevance, pinned, trusted)
         if off_topic:
-            return Ranking([], off_topic=True, dropped=len(order))
+            return Ranking([], off_topic=True, dropped=len(order), weights=weights, rrf_k=fusion.rrf_k)
         dropped, order = len(order) - len(kept), kept
     final = complete(order, k) if complete is not None else [(item, False) for item in order[:k]]
     ranks = ranks_of(rankings, [item for item, _ in final])
     return Ranking(
         [Ranked(item, score_of.get(item, 0.0), ranks[item], item in pinned, added) for item, added in final],
         dropped=dropped,
+        weights=weights,
+        rrf_k=fusion.rrf_k,
     )

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..core.closeness import DistanceLevels
+from ..core.explain import RankingContext
 
 
 class ChunkResult(BaseModel):
@@ -39,7 +39,7 @@ class DocsSearchRequest(BaseModel):
     k: int | None = Field(None, description="How many passages at most (default from settings).")
 
 
-class DocsSearchResponse(DistanceLevels):
+class DocsSearchResponse(RankingContext):
     corpus: str
     question: str
     off_topic: bool = Field(False, description="Nothing in the corpus relates to the question (results is then empty).")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..core.closeness import distance, levels
+from ..core.closeness import distance
+from ..core.explain import context
 from ..core.highlight import matching_words, words_by_term
 from ..core.question import question_terms
 from ..errors import DocumentNotFound
@@ -37,7 +38,7 @@ def response(searcher: CorpusSearcher, question: str, hits: ChunkHits) -> DocsSe
         )
     return DocsSearchResponse(
         corpus=searcher.corpus.name, question=question, off_topic=hits.ranking.off_topic, results=results,
-        **levels(closeness),
+        **context(hits.ranking, closeness),
     )
 
 

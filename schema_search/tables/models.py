@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..core.closeness import DistanceLevels
+from ..core.explain import RankingContext
 
 
 class ColumnInfo(BaseModel):
@@ -106,7 +106,7 @@ class SearchRequest(BaseModel):
     k: int | None = Field(None, description="How many candidates at most (default from settings).")
 
 
-class SearchResponse(DistanceLevels):
+class SearchResponse(RankingContext):
     catalog: str
     question: str
     off_topic: bool = Field(

@@ -50,7 +50,7 @@ def test_list_show_search_and_document(reader):
     info = reader.get("/v1/corpora/handbook").json()
     assert info["documents"] == 6 and info["dense"] and info["unrelated_distance"] > 0
     body = reader.post("/v1/corpora/handbook/search", json={"question": "how fast are urgent tickets answered?", "k": 3}).json()
-    assert set(body) == {"corpus", "question", "off_topic", "results", "unrelated_distance", "floor_distance", "nearest_distance"}
+    assert set(body) == {"corpus", "question", "off_topic", "results", "unrelated_distance", "floor_distance", "nearest_distance", "channel_weights", "rrf_k"}
     first = body["results"][0]
     assert set(first) >= {"source_id", "url", "title", "heading_path", "text", "score", "distance", "unrelated_distance", "channels", "pinned"}
     assert first["url"].endswith("#response-times")

@@ -39,6 +39,24 @@ def test_each_candidate_has_its_distance_read_against_the_catalogs_levels(client
     assert info["dense"] and info["embedding_model"]
 
 
+def test_a_score_is_read_as_its_channels_contributions_plus_the_foreign_key_boost(client, handbook_workspace):
+    body = client.post("/v1/catalogs/tiny/search", json={"question": "contacts on a mailing list", "k": 5}).json()
+    weights, k = body["channel_weights"], body["rrf_k"]
+    assert k == 5 and weights["dense"] > 0 and weights["descriptions"] == 0  # no table of tiny is described
+
+    def fused(result):
+        return sum(weights[c] / (k + rank) for c, rank in result["channels"].items() if rank is not None)
+
+    boosts = [c["score"] - fused(c) for c in body["candidates"]]
+    assert all(boost >= -1e-5 for boost in boosts) and any(boost > 1e-3 for boost in boosts)  # tiny's tables join
+    # Passages have no boost: the score is the channels' sum.
+    docs = TestClient(create_app(workspace=handbook_workspace)).post(
+        "/v1/corpora/handbook/search", json={"question": "Who approves refunds?", "k": 3}
+    ).json()
+    weights, k = docs["channel_weights"], docs["rrf_k"]
+    assert all(abs(r["score"] - fused(r)) < 1e-5 for r in docs["results"])
+
+
 def test_highlight_gives_the_words_as_the_table_writes_them(client):
     body = client.post("/v1/catalogs/tiny/search", json={"question": "Which contacts have emails?", "k": 1}).json()
     first = body["candidates"][0]

@@ -72,6 +72,16 @@ def test_search_shows_channel_ranks_and_the_distance_scale(tab: Tab):
         expect(found.locator(f"[data-channel={channel}] .channel-rank")).to_have_text("–" if rank is None else f"#{rank}")
     expect(found.get_by_test_id("why")).to_contain_text(f"#{channels['dense']} in dense")
     expect(found.locator("mark").first).to_be_visible()  # the question's words marked
+    # Why it is where it is, in numbers: each channel's weight / (k + rank), the API's.
+    candidate = next(c for c in api["candidates"] if c["table"] == CAMPAIGN_TABLE)
+    weights, k = api["channel_weights"], api["rrf_k"]
+    parts = {c: weights[c] / (k + r) for c, r in channels.items() if r is not None and weights[c] > 0}
+    score = found.get_by_test_id("score")
+    expect(score).to_contain_text(f"score {candidate['score']:.3f} = ")
+    for channel, part in parts.items():
+        expect(score).to_contain_text(f"{channel} {part:.3f}")
+    if candidate["score"] - sum(parts.values()) > 0.0005:
+        expect(score).to_contain_text(f"{candidate['score'] - sum(parts.values()):.3f} from the results it joins")
 
     # One shared axis, placed by the API's distances: nearer to the left, and the unrelated-text
     # level between the results nearer than it and those that are not.

@@ -3,7 +3,7 @@
 import { h, marked } from "./dom.js";
 import { keyLabel } from "./graph.js";
 import { docHref, searchHref, tableHref } from "./router.js";
-import { CHUNK_CHANNELS, TABLE_CHANNELS, why } from "./why.js";
+import { CHUNK_CHANNELS, TABLE_CHANNELS, scoreLine, why } from "./why.js";
 
 const COLUMNS_SHOWN = 12;
 const SNIPPET = 320;
@@ -41,6 +41,7 @@ export function tableResult(c, rank, { name: catalog, question, levels, channels
     badges(c.pinned, c.added_for_join, "table"),
     h("p", { class: "why", "data-testid": "why" }, why(c, levels, TABLE_CHANNELS)),
     channelList(c.channels, channels),
+    h("p", { class: "score", "data-testid": "score" }, scoreLine(c, levels.fusion)),
     joinLine(c, catalog, question, results),
     c.comment ? h("p", { class: "comment" }, marked(c.comment, words)) : null,
     c.description ? h("p", { class: "generated-inline" }, h("span", { class: "badge generated" }, "generated"), " ", marked(c.description.text, words)) : null,
@@ -107,6 +108,7 @@ export function chunkResult(r, rank, { name: corpus, question, levels, channels 
     badges(r.pinned, r.added, "chunk"),
     h("p", { class: "why", "data-testid": "why" }, why(r, levels, CHUNK_CHANNELS)),
     channelList(r.channels, channels),
+    h("p", { class: "score", "data-testid": "score" }, scoreLine(r, levels.fusion)),
     h("p", { class: "snippet" }, marked(text, words)),
   );
 }

@@ -266,11 +266,14 @@ function fillSelect(select, listed, wanted) {
   if (wanted) select.value = sourceKey(wanted);
 }
 
+// What the response says its results are read against: the distance levels, and the
+// fusion as it ran (each score is its channels' weight / (k + rank), plus any boost).
 function levelsOf(response) {
   return {
     unrelated: response.unrelated_distance ?? null,
     floor: response.floor_distance ?? null,
     nearest: response.nearest_distance ?? null,
+    fusion: { weights: response.channel_weights || {}, k: response.rrf_k ?? null },
   };
 }
 

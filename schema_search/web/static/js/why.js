@@ -64,4 +64,30 @@ function nearness(d, levels, result) {
   return text;
 }
 
+/**
+ * A result's score as its parts: what each channel added (its weight / (k + rank)), largest
+ * first, and what is left, which the kind's boost added (tables: a share of the scores of
+ * the tables it joins). fusion: {weights, k} from the response; null when it has none.
+ */
+export function scoreParts(result, fusion) {
+  if (!fusion || fusion.k == null) return null;
+  const parts = Object.entries(result.channels || {})
+    .filter(([c, rank]) => rank != null && fusion.weights[c] > 0)
+    .map(([c, rank]) => [c, fusion.weights[c] / (fusion.k + rank)])
+    .sort((a, b) => b[1] - a[1]);
+  const boost = result.score - parts.reduce((sum, [, part]) => sum + part, 0);
+  return { parts, boost: boost > 0.0005 ? boost : 0 }; // scores come rounded to 6 places
+}
+
+/** The score in words: "score 0.769 = dense 0.250 + body 0.091 + 0.311 from the tables it joins". */
+export function scoreLine(result, fusion) {
+  const split = scoreParts(result, fusion);
+  if (!split) return "";
+  const terms = split.parts.map(([c, part]) => `${c} ${part.toFixed(3)}`);
+  if (split.boost) terms.push(`${split.boost.toFixed(3)} from the results it joins (foreign-key boost)`);
+  const sum = terms.length ? ` = ${terms.join(" + ")}` : "";
+  const pin = result.pinned ? "; pinned, so placed first whatever its score" : "";
+  return `score ${result.score.toFixed(3)}${sum}${pin}`;
+}
+
 const unique = (items) => [...new Set(items)];

@@ -86,7 +86,7 @@ export function sourceView(root, route, { signal }) {
   );
   guarded(facts, async () => {
     const info = await api(`/v1/${plural}/${seg(name)}`, { signal });
-    replace(facts, kind === "catalog" ? catalogFacts(info) : corpusFacts(info), warnings(info.warnings));
+    replace(facts, sourceFacts(kind, info), warnings(info.warnings));
   }, `Could not show ${kind} ${name}`);
   guarded(fieldsBody, async () => drawFields(fieldsBody, await api(`/v1/${plural}/${seg(name)}/fields`, { signal })), "The structured index could not be read");
   return {};
@@ -94,30 +94,17 @@ export function sourceView(root, route, { signal }) {
 
 const fact = (term, ...value) => h("div", null, h("dt", null, term), h("dd", null, ...value));
 
-function catalogFacts(c) {
+// A source's facts: its kind's counts (as its list shows them), then what every source has.
+function sourceFacts(kind, c) {
   return h(
     "dl",
     { class: "facts", "data-testid": "facts" },
-    fact("Tables", String(c.tables)),
-    fact("Views", String(c.views)),
+    LISTS[kind].counts.map(([label, field]) => fact(label, String(c[field]))),
     fact("Source", sourceText(c.source)),
     fact("Generation", h("code", null, c.generation)),
     fact("Built", when(c.built_at)),
     denseFacts(c),
-    fact("Descriptions", describedText(c)),
-  );
-}
-
-function corpusFacts(c) {
-  return h(
-    "dl",
-    { class: "facts", "data-testid": "facts" },
-    fact("Documents", String(c.documents)),
-    fact("Chunks", String(c.chunks)),
-    fact("Source", sourceText(c.source)),
-    fact("Generation", h("code", null, c.generation)),
-    fact("Built", when(c.built_at)),
-    denseFacts(c),
+    kind === "catalog" ? fact("Descriptions", describedText(c)) : null,
   );
 }
 

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 import pytest
 import uvicorn
+from starlette.applications import Starlette
+from starlette.routing import Mount
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request, Route, sync_playwright
 
 from schema_search.describe.run import describe_and_index
@@ -58,11 +60,15 @@ def artifacts() -> Path:
 class LiveServer:
     """The app under a real uvicorn server in a background thread, on a free port of 127.0.0.1."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, prefix: str = "") -> None:
+        """``prefix``: mount the app under it, as a proxy that forwards ``/search/`` to the server does."""
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        config = uvicorn.Config(create_app(workspace=workspace), log_level="warning", lifespan="on")
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}{prefix}"
+        app = create_app(workspace=workspace)
+        if prefix:
+            app = Starlette(routes=[Mount(prefix, app=app)])
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
 
@@ -119,6 +125,13 @@ def locked_server(web_home: Path):
     """The same home behind a read key and an admin key."""
     settings = Settings(home=web_home, embedding_threads=1, read_key=READ_KEY, admin_key=ADMIN_KEY)
     with LiveServer(Workspace(settings)) as live:
+        yield live
+
+
+@pytest.fixture(scope="session")
+def prefixed_server(web_home: Path):
+    """The same home with the app mounted under /search, as behind a proxy."""
+    with LiveServer(Workspace(Settings(home=web_home, embedding_threads=1)), prefix="/search") as live:
         yield live
 
 
@@ -205,3 +218,8 @@ def tab(browser: Browser, server: LiveServer, request, viewport: dict):
 @pytest.fixture
 def locked_tab(browser: Browser, locked_server: LiveServer, request, viewport: dict):
     yield from _checked(_tab(browser, locked_server.url, request, viewport))
+
+
+@pytest.fixture
+def prefixed_tab(browser: Browser, prefixed_server: LiveServer, request, viewport: dict):
+    yield from _checked(_tab(browser, prefixed_server.url, request, viewport))

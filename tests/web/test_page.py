@@ -303,7 +303,7 @@ def test_the_eval_view_lists_reports_and_frames_one(tab: Tab):
     expect(reports.first).to_be_visible()
     framed = page.get_by_test_id("report-frame")
     src = framed.get_attribute("src")
-    assert src.startswith("/v1/eval/") and src.endswith("/page")
+    assert src.startswith(f"{tab.base}/v1/eval/") and src.endswith("/page")
     expect(framed).to_have_attribute("sandbox", "")
     expect(page.frame_locator("[data-testid=report-frame]").locator("svg").first).to_be_visible()
     expect(page.get_by_test_id("report-alone")).to_have_attribute("href", src)
@@ -420,3 +420,15 @@ def test_the_address_a_new_user_opens_is_the_search(tab: Tab):
     expect(page.get_by_label("Question", exact=True)).to_be_visible()
     expect(page.get_by_label("Catalog or corpus", exact=True)).to_have_value("catalog:crm")  # the first catalog
     expect(page.get_by_role("link", name="Sources")).to_have_attribute("href", "#/sources")
+
+
+def test_a_server_mounted_under_a_prefix_serves_a_working_page(prefixed_tab: Tab):
+    """Behind a proxy that forwards /search/ to the server: the page calls the API under it too."""
+    page = prefixed_tab.open(search_hash("catalog", "crm", CAMPAIGN_QUESTION))
+    expect(result(page, CAMPAIGN_TABLE)).to_be_visible()
+    result(page, CAMPAIGN_TABLE).locator(".result-link").click()
+    expect(page.get_by_test_id("fk-graph")).to_be_visible()
+    page.goto(f"{prefixed_tab.base}/#/eval")
+    frame = page.get_by_test_id("report-frame")
+    assert frame.get_attribute("src").startswith(f"{prefixed_tab.base}/v1/eval/")
+    expect(page.frame_locator("[data-testid=report-frame]").locator("svg").first).to_be_visible()

@@ -36,11 +36,13 @@ def html() -> str:
 
 
 def test_what_the_page_names_is_there_and_served_with_its_policy(client: TestClient):
-    names = re.findall(r'(?:src|href)="(/ui/[^"]+)"', html())
-    assert {"/ui/style.css", "/ui/js/main.js"} <= set(names)
+    # Relative to the page, so a server mounted under a prefix serves them under it too.
+    names = re.findall(r'(?:src|href)="(ui/[^"]+)"', html())
+    assert {"ui/style.css", "ui/js/main.js"} <= set(names)
+    assert not re.findall(r'(?:src|href)="/', html()), "a root-absolute address breaks under a prefix"
     for name in names:
-        assert (STATIC / name.removeprefix("/ui/")).is_file(), name
-        response = client.get(name)
+        assert (STATIC / name.removeprefix("ui/")).is_file(), name
+        response = client.get("/" + name)
         assert response.status_code == 200, name
         assert "script-src 'self'" in response.headers["content-security-policy"]
         assert response.headers["x-content-type-options"] == "nosniff"

@@ -38,7 +38,15 @@ export function storeReadKey(key) {
   // the key from this cookie, which the browser sends only to /v1/eval, only from this site,
   // over https only when the page came over https, and keeps until it closes (every tab).
   const secure = location.protocol === "https:" ? "; Secure" : "";
-  document.cookie = `schema_search_read_key=${encodeURIComponent(key)}; path=/v1/eval; SameSite=Strict${secure}`;
+  document.cookie = `schema_search_read_key=${encodeURIComponent(key)}; path=${new URL(apiUrl("/v1/eval")).pathname}; SameSite=Strict${secure}`;
+}
+
+/**
+ * Where an API path is, for this page: beside the page, so a server mounted under a prefix
+ * (a proxy's /search/, the app's root_path) is called under it too. path: "/v1/...".
+ */
+export function apiUrl(path) {
+  return new URL(path.replace(/^\//, ""), document.baseURI).href;
 }
 
 /**
@@ -61,7 +69,7 @@ export async function api(path, { method = "GET", json, body, contentType, admin
     }
     let response;
     try {
-      response = await fetch(path, { method, headers, body: payload, signal, credentials: "same-origin" });
+      response = await fetch(apiUrl(path), { method, headers, body: payload, signal, credentials: "same-origin" });
     } catch (error) {
       if (error.name === "AbortError") throw error;
       throw new ApiError({

@@ -1,7 +1,7 @@
 // Eval reports: the list (headline recall and MRR of each), and the chosen report's own
 // page (recall@k curves, per-database table) in a sandboxed frame.
 
-import { api, seg } from "./api.js";
+import { api, apiUrl, seg } from "./api.js";
 import { guarded } from "./alert.js";
 import { h, replace } from "./dom.js";
 import { figure } from "./format.js";
@@ -96,7 +96,7 @@ function reportTable(reports) {
 
 function report(r) {
   // Both built here from the name: an address from the API never becomes a link as it is.
-  const json = `/v1/eval/${seg(r.name)}`;
+  const json = apiUrl(`/v1/eval/${seg(r.name)}`);
   const page = `${json}/page`;
   if (!r.page) {
     return h(

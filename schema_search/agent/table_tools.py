@@ -123,7 +123,7 @@ class SchemaTools:
     def search_tables(self, question: str, k: int | None, ledger: Ledger) -> SearchTablesResult:
         response = self.workspace.search(self.name, question, k)
         catalog = self.catalog
-        hits = [_hit(catalog, candidate) for candidate in response.candidates]
+        hits = [_hit(catalog, candidate, response.unrelated_distance) for candidate in response.candidates]
         ledger.record(Source(h.source_id, "table", h.table) for h in hits)
         return SearchTablesResult(
             catalog=self.name, question=response.question, off_topic=response.off_topic, notice=NOTICE, tables=hits
@@ -142,7 +142,7 @@ class SchemaTools:
         return f"[{source_id(self.name, table)}]"
 
 
-def _hit(catalog: Catalog, candidate: TableCandidate) -> TableHit:
+def _hit(catalog: Catalog, candidate: TableCandidate, unrelated: float | None) -> TableHit:
     table = catalog.table(candidate.table)
     shown = _shown_columns(table, candidate.matched_columns + [m.column for m in candidate.matched_values])
     return TableHit(
@@ -150,7 +150,7 @@ def _hit(catalog: Catalog, candidate: TableCandidate) -> TableHit:
         source_id=candidate.source_id,
         table=candidate.table,
         kind=candidate.kind,
-        why=_why(candidate),
+        why=_why(candidate, unrelated),
         matched_terms=candidate.matched_terms,
         matched_values=candidate.matched_values,
         channels=candidate.channels,
@@ -163,16 +163,19 @@ def _hit(catalog: Catalog, candidate: TableCandidate) -> TableHit:
     )
 
 
-def _why(candidate: TableCandidate) -> str:
-    """Why a table is in the results, in one line.
+def _why(candidate: TableCandidate, unrelated: float | None = None) -> str:
+    """Why a table is in the results, in one line; its distance next to the unrelated-text level,
+    which is what makes the distance mean something.
 
     >>> from schema_search.tables.models import TableCandidate
     >>> _why(TableCandidate(table="main.orders", source_id="T1", kind="table", score=0.1, ddl="", columns=[],
-    ...     joins=[], channels={"names": 1, "text": None}, matched_terms=["order"], matched_columns=[]))
-    'matched: order; ranks: names #1'
+    ...     joins=[], channels={"names": 1, "text": None}, matched_terms=["order"], matched_columns=[], distance=0.39), 0.6)
+    'matched: order; ranks: names #1; distance 0.39 (unrelated text: 0.60)'
     """
     ranks = ", ".join(f"{channel} #{rank}" for channel, rank in candidate.channels.items() if rank is not None)
     parts = [f"matched: {', '.join(candidate.matched_terms) or 'no question words'}", f"ranks: {ranks or 'none'}"]
+    if candidate.distance is not None and unrelated is not None:
+        parts.append(f"distance {candidate.distance:.2f} (unrelated text: {unrelated:.2f})")
     if candidate.pinned:
         parts.insert(0, "named in the question")
     if candidate.added_for_join and ranks:

@@ -118,12 +118,6 @@ class Channels:
             nearest[0][1] if nearest else None,
         )
 
-    def cosines(self, question: str, items: Sequence[str]) -> dict[str, float]:
-        """Cosine of the question with each of ``items``; empty without the dense channel."""
-        if self.vectors is None or not items:
-            return {}
-        return self.vectors.pick(self._scores(question), items)
-
     def _readable(self, question: str) -> float:
         """Share of the question the embedding model has word pieces for (1.0 without a tokenizer)."""
         unknown_share = getattr(self.embedder, "unknown_share", None)

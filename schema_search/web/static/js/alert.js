@@ -20,7 +20,7 @@ export async function guarded(where, fn, what) {
   try {
     return await fn();
   } catch (error) {
-    if (error && error.name === "AbortError") return undefined;
+    if (isAbort(error)) return undefined;
     where.replaceChildren(errorBox(error, what));
     return undefined;
   }

@@ -1,12 +1,12 @@
-// Overviews: every catalog and corpus (#/), and one of them (#/catalog/NAME, #/corpus/NAME):
+// Overviews: every catalog and corpus (#/sources), and one of them (#/catalog/NAME, #/corpus/NAME):
 // what is indexed, from where, when, with which model, and what the structured index holds.
 
-import { api, seg } from "./api.js";
+import { api } from "./api.js";
 import { guarded } from "./alert.js";
 import { h, replace } from "./dom.js";
 import { count, distance, percent, when, words } from "./format.js";
 import { searchHref, sourceHref } from "./router.js";
-import { sources } from "./sources.js";
+import { sourcePath, sources } from "./sources.js";
 import { uploadForms } from "./upload.js";
 
 export function listView(root, _route, { signal }) {
@@ -68,7 +68,6 @@ function sourceList(kind, items) {
 /** One catalog's or corpus's page: kind is "catalog" or "corpus". */
 export function sourceView(root, route, { signal }) {
   const [kind, name] = route.parts;
-  const plural = kind === "catalog" ? "catalogs" : "corpora";
   const fieldsBody = h("div", null, h("p", { class: "loading" }, "Loading…"));
   const fields = h("section", { class: "fields", "aria-labelledby": "fields-h" }, h("h2", { id: "fields-h" }, "Structured index"), fieldsBody);
   const facts = h("div", null, h("p", { class: "loading", role: "status" }, "Loading…"));
@@ -85,10 +84,10 @@ export function sourceView(root, route, { signal }) {
     ),
   );
   guarded(facts, async () => {
-    const info = await api(`/v1/${plural}/${seg(name)}`, { signal });
+    const info = await api(sourcePath({ kind, name }), { signal });
     replace(facts, sourceFacts(kind, info), warnings(info.warnings));
   }, `Could not show ${kind} ${name}`);
-  guarded(fieldsBody, async () => drawFields(fieldsBody, await api(`/v1/${plural}/${seg(name)}/fields`, { signal })), "The structured index could not be read");
+  guarded(fieldsBody, async () => drawFields(fieldsBody, await api(`${sourcePath({ kind, name })}/fields`, { signal })), "The structured index could not be read");
   return {};
 }
 

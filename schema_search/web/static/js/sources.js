@@ -26,6 +26,8 @@ export function parseSourceKey(value) {
   return at === -1 ? null : { kind: value.slice(0, at), name: value.slice(at + 1) };
 }
 
+/** The API path of a source: /v1/catalogs/NAME or /v1/corpora/NAME. */
+export const sourcePath = (source) => `/v1/${source.kind === "catalog" ? "catalogs" : "corpora"}/${seg(source.name)}`;
+
 /** The search API path of a source. */
-export const searchPath = (source) =>
-  `/v1/${source.kind === "catalog" ? "catalogs" : "corpora"}/${seg(source.name)}/search`;
+export const searchPath = (source) => `${sourcePath(source)}/search`;

@@ -6,13 +6,14 @@ import { api, seg } from "./api.js";
 import { guarded } from "./alert.js";
 import { crumbs, searchContext } from "./context.js";
 import { escapeRegExp, h, marked, replace } from "./dom.js";
+import { sourcePath } from "./sources.js";
 
 export function documentView(root, route, { signal }) {
   const [, corpus, , id] = route.parts;
   const { question, words } = searchContext(route.params);
   replace(root, h("p", { class: "loading", role: "status" }, `Loading ${id}…`));
   guarded(root, async () => {
-    const base = `/v1/corpora/${seg(corpus)}/documents/`;
+    const base = `${sourcePath({ kind: "corpus", name: corpus })}/documents/`;
     const item = await api(base + seg(id), { signal });
     const doc = item.kind === "chunk" ? await api(base + seg(item.document_id), { signal }) : item;
     render(root, corpus, item.kind === "chunk" ? item : null, doc, question, words);

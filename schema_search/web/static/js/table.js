@@ -8,6 +8,7 @@ import { h, marked, replace } from "./dom.js";
 import { when } from "./format.js";
 import { fkGraph, keyLabel, neighbours } from "./graph.js";
 import { tableHref } from "./router.js";
+import { sourcePath } from "./sources.js";
 
 export function tableView(root, route, { signal }) {
   const [, catalog, , id] = route.parts;
@@ -15,7 +16,7 @@ export function tableView(root, route, { signal }) {
   let observer = null;
   replace(root, h("p", { class: "loading", role: "status" }, `Loading ${id}…`));
   guarded(root, async () => {
-    const t = await api(`/v1/catalogs/${seg(catalog)}/tables/${seg(id)}`, { signal });
+    const t = await api(`${sourcePath({ kind: "catalog", name: catalog })}/tables/${seg(id)}`, { signal });
     observer = render(root, t, catalog, context);
   }, `Could not show table ${id}`);
   return { destroy: () => observer && observer.disconnect() };

@@ -1,13 +1,15 @@
 // Indexing from the page: a DDL file as a catalog, documents as a corpus. Writes send the
 // admin key (X-Admin-Key) the person types; it is not stored anywhere.
 
-import { api, seg } from "./api.js";
+import { api } from "./api.js";
 import { errorBox, isAbort } from "./alert.js";
 import { h, replace } from "./dom.js";
 import { count } from "./format.js";
 import { keyInput } from "./keyfield.js";
 import { sourceHref } from "./router.js";
+import { sourcePath } from "./sources.js";
 
+// The server's NAME_PATTERN (core/store.py), for feedback as one types; the server checks again.
 const NAME = "[a-z0-9][a-z0-9_\\-]{0,63}";
 const NAME_HELP = "Lower-case letters, digits, _ or -; up to 64 characters.";
 
@@ -27,7 +29,7 @@ export function uploadForms(where, { signal, onIndexed }) {
         multiple: false,
         submit: "Index catalog",
         send: (name, files, key) =>
-          api(`/v1/catalogs/${seg(name)}`, { method: "POST", body: files[0], contentType: "application/sql", adminKey: key }),
+          api(sourcePath({ kind: "catalog", name }), { method: "POST", body: files[0], contentType: "application/sql", adminKey: key }),
         done: (r) => [h("a", { href: sourceHref("catalog", r.catalog.name) }, `Catalog ${r.catalog.name}`), `: ${count(r.catalog.tables, "table")}, ${count(r.catalog.views, "view")}, indexed in ${r.seconds.toFixed(1)} s.`],
         onIndexed,
       }),
@@ -41,7 +43,7 @@ export function uploadForms(where, { signal, onIndexed }) {
         send: (name, files, key) => {
           const body = new FormData();
           for (const f of files) body.append("files", f, f.name);
-          return api(`/v1/corpora/${seg(name)}`, { method: "POST", body, adminKey: key });
+          return api(sourcePath({ kind: "corpus", name }), { method: "POST", body, adminKey: key });
         },
         done: (r) => [h("a", { href: sourceHref("corpus", r.corpus.name) }, `Corpus ${r.corpus.name}`), `: ${count(r.corpus.documents, "document")}, ${count(r.corpus.chunks, "chunk")}, indexed in ${r.seconds.toFixed(1)} s.`],
         onIndexed,

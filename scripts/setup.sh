@@ -20,10 +20,15 @@ stamp=.venv/.installed
 wanted=$( (cat pyproject.toml scripts/setup.sh; echo "$extras") | sha256sum | cut -c1-16)
 if [[ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]]; then
     echo "Installing schema_search${extras:+ [$extras]} and its dependencies into .venv..." >&2
-    if [[ ",$extras," == *",local-llm,"* ]] && ! .venv/bin/python -c "import llama_cpp" 2>/dev/null; then
-        echo "  (first time: compiling llama-cpp-python, ~6 min on 2 cores)" >&2
-    fi
     .venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
+    if [[ ",$extras," == *",local-llm,"* && ! -f .venv/.llama-portable ]]; then
+        # The embedded model's runtime, built portable and past pip's wheel cache, which may
+        # hold a build for another CPU (schema_search/llm/runtime.py says why); once per venv.
+        echo "  (first time: compiling llama-cpp-python, ~6 min on 2 cores)" >&2
+        .venv/bin/python -m pip uninstall -q -y llama-cpp-python 2>/dev/null || true
+        .venv/bin/python schema_search/llm/runtime.py
+        touch .venv/.llama-portable
+    fi
     .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras:+[$extras]}"
     echo "$wanted" >"$stamp"
 fi

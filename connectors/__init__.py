@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from schema_search.core.build import Progress
-from schema_search.errors import SourceError
-from schema_search.tables.catalog import Catalog
-
+from ..core.build import Progress
+from ..errors import SourceError
+from ..execute.target import masked
+from ..tables.catalog import Catalog
 from . import benchmark, ddl, sqlalchemy_url
 from .values import ValueHints
 
@@ -34,7 +34,7 @@ def shown(source: str) -> str:
     """
     if sqlalchemy_url.matches(source):
         return sqlalchemy_url.redacted(source)
-    return sqlalchemy_url.masked(source)  # a URL with a typo still carries its password
+    return masked(source)  # a URL with a typo still carries its password
 
 
 def introspect(

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from schema_search.core.build import Progress
-from schema_search.errors import SourceError
-from schema_search.tables.catalog import Catalog, Column, ForeignKey, Table, table_id
+from ..core.build import Progress
+from ..errors import SourceError
+from ..tables.catalog import Catalog, Column, ForeignKey, Table, table_id
 
 FILENAME = "schemas.jsonl"
 

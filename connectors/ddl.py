@@ -18,10 +18,10 @@ from pathlib import Path
 
 from sqlglot.dialects.dialect import Dialects
 
-from schema_search.core.build import Progress
-from schema_search.errors import PayloadTooLarge, SourceError
-from schema_search.settings import Settings
-from schema_search.tables.catalog import Catalog
+from ..core.build import Progress
+from ..errors import PayloadTooLarge, SourceError
+from ..settings import Settings
+from ..tables.catalog import Catalog
 
 from .ddl_reader import DdlResult, Script, read_ddl
 

@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Mapping
 
 from sqlglot import exp
 
-from schema_search.tables.catalog import Column
+from ..tables.catalog import Column
 
 
 def column(node: exp.ColumnDef, dialect: str) -> Column:

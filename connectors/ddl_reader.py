@@ -24,8 +24,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
-from schema_search.core.build import Progress
-from schema_search.tables.catalog import Column, ForeignKey, Table, TableKind, table_id
+from ..core.build import Progress
+from ..tables.catalog import Column, ForeignKey, Table, TableKind, table_id
 
 from . import ddl_nodes
 from .ddl_statements import Statement, split_statements, statement_label, unwrap_mysql_executable_comments

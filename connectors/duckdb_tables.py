@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from sqlalchemy import Connection, text
 
-from schema_search.tables.catalog import Column, ForeignKey, Table, table_id
+from ..tables.catalog import Column, ForeignKey, Table, table_id
 
 _SCHEMAS = text(
     "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database() "

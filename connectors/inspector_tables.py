@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Dialect, Inspector
 from sqlalchemy.engine.reflection import ObjectKind
 
-from schema_search.tables.catalog import Column, ForeignKey, Table, table_id
+from ..tables.catalog import Column, ForeignKey, Table, table_id
 
 SYSTEM_SCHEMAS = frozenset({"information_schema", "pg_catalog", "mysql", "performance_schema", "sys"})
 

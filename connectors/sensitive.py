@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from schema_search.core.analyzer import split_identifier
+from ..core.analyzer import split_identifier
 
 CONTACT = "contact"
 NEVER = "never"

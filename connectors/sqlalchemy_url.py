@@ -24,9 +24,10 @@ from urllib.parse import quote, unquote
 from sqlalchemy import URL, Engine, create_engine, inspect, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-from schema_search.core.build import Progress
-from schema_search.errors import SourceError
-from schema_search.tables.catalog import Catalog, Table
+from ..core.build import Progress
+from ..errors import SourceError
+from ..execute.target import check_one_at, masked
+from ..tables.catalog import Catalog, Table
 
 from . import duckdb_tables, inspector_tables
 from .values import ValueHints, sample_values
@@ -288,37 +289,3 @@ def redacted(source: str) -> str:
     if source.count("@") > 1:  # an unencoded @ in the password: the parser's split would show part of it
         return masked(source)
     return _redacted(make_url(source))
-
-
-# scheme://user:password@ (or with fewer slashes, as typos write it), up to the last @.
-_CREDENTIALS = re.compile(r"(?i)^([a-z][\w+.-]*:/{0,2}[^/:@\s]*:)\S*@")
-
-
-def masked(source: str) -> str:
-    """``source`` with whatever stands where a URL's password would be masked, even when it
-    does not parse as a URL (``postgresql:/me:secret@db``, a password with an unencoded ``@``).
-
-    >>> masked("postgresql:/me:secret@db/crm"), masked("postgresql://me:p@ss/w@db/crm")
-    ('postgresql:/me:***@db/crm', 'postgresql://me:***@db/crm')
-    >>> masked("schemas/crm.sql")
-    'schemas/crm.sql'
-    """
-    return _CREDENTIALS.sub(r"\1***@", source)
-
-
-def check_one_at(source: str) -> None:
-    """Refuse a URL whose password holds an unencoded ``@`` or ``/``: the parser would read
-    part of the password as the host, and connect there with the rest.
-
-    Raises:
-        SourceError: the part before the host has more than one ``@``, or ``/`` in the password.
-    """
-    scheme, sep, rest = source.partition("://")
-    if not sep or rest.startswith("/"):  # no user or host: a file path, which may hold any character
-        return
-    credentials = rest.rpartition("@")[0]
-    if "@" in credentials or "/" in credentials:
-        raise SourceError(
-            f"The database URL {masked(source)} has an unencoded '@' or '/' in its user or password.",
-            hint="URL-encode them in the password: '@' as %40, '/' as %2F (Python: urllib.parse.quote(password, safe='')).",
-        )

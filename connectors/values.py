@@ -43,13 +43,12 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from sqlalchemy import Dialect, Engine, PoolProxiedConnection, column, func, select, table
 
-# The PostgreSQL check ``ask --execute`` makes lives with the execution layer; it is
-# borrowed here rather than moved into ``connectors``, whose package import (sqlglot,
-# SQLAlchemy: 0.5 s) the execution sandbox's child must not pay.
-from schema_search.agent import pg_role
-from schema_search.agent.query_errors import QueryRefused
-from schema_search.core.build import Progress
-from schema_search.tables.catalog import Column, Table
+from ..core.build import Progress
+from ..errors import QueryRefused
+# The checks read-only execution makes on PostgreSQL before a query (the role, the
+# functions a view calls) are made before values are sampled too.
+from ..execute import pg_role
+from ..tables.catalog import Column, Table
 
 from . import sensitive
 

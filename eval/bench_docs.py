@@ -46,23 +46,23 @@ def main() -> None:
             names.append(name)
             for label, workspace in (("BM25 only (tantivy reference)", bm25), ("as shipped, dense included", shipped)):
                 started = time.perf_counter()
-                result = workspace.index_corpus(folder, corpus=name)
+                result = workspace.corpora.index(folder, corpus=name)
                 info = result.corpus
                 print(f"index {name}, {label}: {info.documents} documents, {info.chunks} chunks, "
                       f"{time.perf_counter() - started:.1f} s")
-        chunks = sum(shipped.corpus_info(n).chunks for n in names)
+        chunks = sum(shipped.corpora.info(n).chunks for n in names)
         print(f"\n{len(names)} corpora, {chunks} chunks; {args.queries} questions per corpus")
         rows = {"search_docs end to end": [], "bare tantivy: one field, top-k ids": [], "bare MiniLM: encode one question": []}
         embedder = shipped.embedder()
         for name in names:
-            index = open_index(shipped.corpus_store.current(name).index_path)
+            index = open_index(shipped.corpora.store.current(name).index_path)
             searcher = index.searcher()
             for question in asked[:5]:  # warm-up
-                shipped.search_docs(name, question, args.k)
+                shipped.corpora.search(name, question, args.k)
             for i in range(args.queries):
                 question = f"{asked[i % len(asked)]} ({i})"  # new to the model's cache every time
                 t0 = time.perf_counter()
-                shipped.search_docs(name, question, args.k)
+                shipped.corpora.search(name, question, args.k)
                 t1 = time.perf_counter()
                 hits = searcher.search(index.parse_query(" ".join(words(question)) or "x", ["body"]), args.k).hits
                 [searcher.doc(address)["id"][0] for _, address in hits]

@@ -193,6 +193,42 @@ class NotStructured(SchemaSearchError):
     code = "not_structured"
 
 
+# -- running SQL -----------------------------------------------------------------------
+# Raised by the sandbox's child as much as by the serving process: both sides name them
+# by class, and a fresh child must import them in a fraction of a second.
+
+
+class QueryRefused(SchemaSearchError):
+    """The SQL is not one read-only query over the catalog, or the database kind is not supported."""
+
+    status = 422
+
+
+class QueryFailed(SchemaSearchError):
+    """The database could not run the query (an error, the time limit, a refused write)."""
+
+    status = 400
+
+
+class RoleRefused(QueryRefused):
+    """The PostgreSQL role could change something; a read-only role is needed to run queries."""
+
+
+class QueryStopped(QueryFailed):
+    """The query was stopped by a limit: time, memory or result size."""
+
+
+class ExecutionOff(SchemaSearchError):
+    """No database is configured for the catalog: the operator has not turned running queries on."""
+
+    status = 403
+
+
+def ran_too_long(timeout_s: float, hint: str) -> QueryStopped:
+    """The error for a query stopped at its time limit, however it was stopped."""
+    return QueryStopped(f"The query ran longer than {timeout_s:g} s and was stopped.", hint=hint)
+
+
 def first_line(error: BaseException) -> str:
     """An exception's message as one line for a person: its first line, else the exception's name.
 

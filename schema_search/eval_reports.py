@@ -1,10 +1,11 @@
 """The eval reports in a results folder, as the web page lists and shows them.
 
 Here rather than in the eval suite: the server reads these files, and the library must
-not depend on the suite that measures it.
+not depend on the suite that measures it. The published reports ship with the package
+(:func:`published`), as data built from the suite's results folder.
 
 Two shapes are read: a tables run (``benchmark``, ``condition``, ``results``: one row
-per configuration; ``schema-search eval --json``) and a documents run (``corpus``,
+per configuration; ``python -m eval.tables --json``) and a documents run (``corpus``,
 ``sets``: rows per question set; ``scripts/eval_docs.sh``). The other files of the
 folder (speed, reliability ...) have reports of their own and are not listed. A
 tables run's HTML page beside its JSON (``--report``) is what the page embeds: it is
@@ -43,6 +44,14 @@ class EvalReport(BaseModel):
     page: str | None = Field(
         None, description="Its HTML report (recall@k plot, per database), when there is one: over HTTP, the URL."
     )
+
+
+def published() -> Path:
+    """The eval reports the package ships: ``schema_search/reports/`` where it is installed from
+    a wheel; in a checkout (an editable install), the eval suite's ``eval/results/``, which that
+    folder is built from (``package-dir`` in pyproject.toml)."""
+    shipped = Path(__file__).parent / "reports"
+    return shipped if shipped.is_dir() else Path(__file__).resolve().parents[1] / "eval" / "results"
 
 
 def reports(folder: Path) -> list[EvalReport]:

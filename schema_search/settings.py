@@ -218,7 +218,7 @@ class Settings(BaseSettings):
     eval_results: Path | None = Field(
         None,
         description=(
-            "Folder of eval reports the web page lists (`schema-search eval --json F.json --report F.html`); "
+            "Folder of eval reports the web page lists (`python -m eval.tables BENCH --json F.json --report F.html`); "
             "default: the eval suite's published results (eval/results)."
         ),
     )

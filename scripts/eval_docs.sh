@@ -9,10 +9,10 @@ D=${DOCS_CORPORA:-../shared/docs_corpora}
 Q=eval/docs_questions
 W=${EVAL_WORK:-.eval_work}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-ss=.venv/bin/schema-search
+docs_eval=(.venv/bin/python -m eval.docs)
 mkdir -p eval/results
-$ss docs eval $Q/fastapi_dev.jsonl $Q/fastapi.jsonl $Q/off_topic.jsonl --source "$D/fastapi" --work "$W/fastapi" \
+"${docs_eval[@]}" $Q/fastapi_dev.jsonl $Q/fastapi.jsonl $Q/off_topic.jsonl --source "$D/fastapi" --work "$W/fastapi" \
     --json eval/results/docs-fastapi.json
-$ss docs eval $Q/fastapi_cjk.jsonl --source "$D/fastapi_cjk" --work "$W/fastapi_cjk" --json eval/results/docs-fastapi_cjk.json
-$ss docs eval $Q/peps.jsonl $Q/off_topic.jsonl --source "$D/peps" --work "$W/peps" --json eval/results/docs-peps.json
+"${docs_eval[@]}" $Q/fastapi_cjk.jsonl --source "$D/fastapi_cjk" --work "$W/fastapi_cjk" --json eval/results/docs-fastapi_cjk.json
+"${docs_eval[@]}" $Q/peps.jsonl $Q/off_topic.jsonl --source "$D/peps" --work "$W/peps" --json eval/results/docs-peps.json
 .venv/bin/python -m eval.docs.tokens "$D/fastapi" "$D/fastapi_cjk" "$D/peps" --json eval/results/docs-tokens.json

@@ -9,4 +9,4 @@ export SCHEMA_SEARCH_TEST_PG_URL
 bash scripts/setup_chromium.sh
 # Tests never touch the network: models load from site-packages, litellm uses its local price map.
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True
-exec .venv/bin/python -m pytest tests schema_search connectors eval "$@"
+exec .venv/bin/python -m pytest tests schema_search eval "$@"

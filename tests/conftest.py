@@ -81,7 +81,7 @@ def workspace(settings: Settings) -> Workspace:
 
 @pytest.fixture
 def tiny_workspace(workspace: Workspace) -> Workspace:
-    workspace.index_catalog(tiny_catalog())
+    workspace.catalogs.index_catalog(tiny_catalog())
     return workspace
 
 
@@ -89,5 +89,5 @@ def tiny_workspace(workspace: Workspace) -> Workspace:
 def handbook_workspace(tmp_path_factory) -> Workspace:
     """The sample handbook indexed once, dense channel included; tests only read it."""
     workspace = Workspace(Settings(home=tmp_path_factory.mktemp("handbook-home"), embedding_threads=1))
-    workspace.index_corpus(HANDBOOK, corpus="handbook")
+    workspace.corpora.index(HANDBOOK, corpus="handbook")
     return workspace

@@ -53,5 +53,5 @@ def shop_settings(tmp_path: Path) -> Settings:
 @pytest.fixture
 def shop_workspace(shop_db: Path, shop_settings: Settings) -> Workspace:
     workspace = Workspace(shop_settings)
-    workspace.index_source(f"sqlite:///{shop_db}", catalog="shop")
+    workspace.catalogs.index(f"sqlite:///{shop_db}", catalog="shop")
     return workspace

@@ -141,7 +141,7 @@ def test_variables_are_percent_encoded_in_the_userinfo_and_query_only(tmp_path: 
 
 def test_a_missing_secret_is_the_servers_fault_503_not_the_callers(tmp_path: Path) -> None:
     home = tmp_path / "data"
-    Workspace(Settings(home=home, dense=False)).index_source(str(CRM_DDL), catalog="crm")
+    Workspace(Settings(home=home, dense=False)).catalogs.index(str(CRM_DDL), catalog="crm")
     config = write(
         tmp_path / "schema-search.toml",
         f'home = "{home}"\ndense = false\n[catalogs.crm]\nurl = "postgresql://reader@db/crm"\n'

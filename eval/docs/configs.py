@@ -1,6 +1,6 @@
 """Named configurations over one corpus: each turns a question into pages, best first, and an off-topic verdict.
 
-* ``default``: exactly what ``Workspace.search_docs`` ships (fusion, pins, floor).
+* ``default``: exactly what ``Workspace.corpora.search`` ships (fusion, pins, floor).
 * one per channel (``headings``, ``body``, ``dense``): that channel's chunk ranking alone.
 * ``default-no-<stage>``: the default with one stage off (pins, floor, dense channel,
   headings channel), the ablation of each.
@@ -59,12 +59,12 @@ def build(
     workspace: Workspace, corpus: str, wanted: Sequence[str] | None = None, cache: Path | None = None
 ) -> dict[str, DocsConfig]:
     """The wanted configurations over an indexed corpus (default: all available)."""
-    searcher = workspace.corpus_searcher(corpus)
+    searcher = workspace.corpora.searcher(corpus)
     names = available(list(searcher.rankers))
     unknown = [n for n in wanted or () if n not in names]
     if unknown:
         raise InvalidInput(f"Unknown configuration {', '.join(map(repr, unknown))}.", hint=f"Available: {', '.join(names)}.")
-    shipped = workspace.docs_config()
+    shipped = workspace.corpora.config()
     pages = None
     configs = {}
     for name in wanted or names:

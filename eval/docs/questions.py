@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from schema_search.errors import SourceError
+from schema_search.errors import SourceError, first_line
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,17 @@ def load_questions(path: Path) -> QuestionSet:
     """Read a question file.
 
     Raises:
-        SourceError: a line is not JSON or has no ``question``.
+        SourceError: the file cannot be read, or a line is not JSON or has no ``question``.
     """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SourceError(
+            f"Cannot read the questions file {path}: {first_line(error)}",
+            hint="Give a .jsonl file of question records, e.g. eval/docs_questions/fastapi.jsonl.",
+        ) from None
     questions = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:

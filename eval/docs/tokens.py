@@ -38,7 +38,7 @@ def language(text: str) -> str:
 
 
 def distribution(folders: list[Path], workspace: Workspace) -> dict[str, dict]:
-    chunking = workspace.chunking()
+    chunking = workspace.corpora.chunking()
     counts: dict[str, list[int]] = {}
     for folder in folders:
         corpus = read_corpus(folder, "tokens", chunking)

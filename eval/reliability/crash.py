@@ -203,9 +203,9 @@ def _build_and_measure(settings: Settings, setup: Setup, name: str, work: Path, 
     workspace = Workspace(settings)
     try:
         if setup.kind == "tables":
-            workspace.index_source(str(source), catalog=name)
+            workspace.catalogs.index(str(source), catalog=name)
         else:
-            workspace.index_corpus(source, corpus=name)
+            workspace.corpora.index(source, corpus=name)
     except Busy as error:
         tally.add("blocked by stale lock", detail=f"{where}: next index refused: {error}")
         return
@@ -223,19 +223,19 @@ def _count(settings: Settings, kind: str, name: str, search: bool = False) -> in
     """Items in the live generation, as a fresh process sees them; None when the collection is not listed."""
     workspace = Workspace(settings)
     if kind == "tables":
-        listed = {info.name: info.tables for info in workspace.catalogs()}  # listing must not trip on a crash
+        listed = {info.name: info.tables for info in workspace.catalogs.infos()}  # listing must not trip on a crash
         if search and name in listed:
-            workspace.search(name, "customer invoice payments")
+            workspace.catalogs.search(name, "customer invoice payments")
     else:
-        listed = {info.name: info.documents for info in workspace.corpora()}
+        listed = {info.name: info.documents for info in workspace.corpora.infos()}
         if search and name in listed:
-            workspace.search_docs(name, "how are refunds paid to a customer")
+            workspace.corpora.search(name, "how are refunds paid to a customer")
     return listed.get(name)
 
 
 def _forget(settings: Settings, kind: str, name: str) -> None:
     workspace = Workspace(settings)
-    (workspace.delete if kind == "tables" else workspace.delete_corpus)(name)
+    (workspace.catalogs.delete if kind == "tables" else workspace.corpora.delete)(name)
 
 
 def _source(kind: str, folder: Path, size: int) -> Path:

@@ -140,15 +140,15 @@ def run(examples_per_operation: int = 100, seed: int = 1) -> Part:
 
 
 def _app(home: Path, admin_key: str):
-    from connectors.ddl import catalog_from_ddl
+    from schema_search.connectors.ddl import catalog_from_ddl
     from schema_search.http import create_app
     from schema_search.settings import Settings
     from schema_search.workspace import Workspace
 
     workspace = Workspace(Settings(home=home, dense=False, admin_key=admin_key))
     shop = (REPO / "sample_schemas" / "shop.sql").read_text()
-    workspace.index_catalog(catalog_from_ddl(shop, catalog="shop", dialect="sqlite"))
-    workspace.index_corpus(REPO / "sample_docs" / "handbook", corpus="handbook")
+    workspace.catalogs.index_catalog(catalog_from_ddl(shop, catalog="shop", dialect="sqlite"))
+    workspace.corpora.index(REPO / "sample_docs" / "handbook", corpus="handbook")
     return create_app(workspace=workspace)
 
 

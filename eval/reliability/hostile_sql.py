@@ -1,9 +1,9 @@
 """Hostile SQL, run the way ``ask --execute`` and ``query_collection`` run it, with every effect looked for.
 
 Each string of :mod:`.hostile_cases` goes through exactly what a user's agent would
-reach: :func:`~schema_search.agent.execute.execute_sql` with the catalog the database
+reach: :func:`~schema_search.execute.run.execute_sql` with the catalog the database
 was indexed into (SQLite, DuckDB, and PostgreSQL as a least-privilege reader and as the
-database's owner), or ``Workspace.query_catalog`` / ``query_corpus`` for collections.
+database's owner), or ``Workspace.catalogs.query`` / ``corpora.query`` for collections.
 They run one after another in a worker process that stands for the server: if a case
 crashes it or it stops answering, that is counted and a new worker takes the next case.
 
@@ -249,24 +249,24 @@ def _workspace(workspaces: dict, home: str, limit_s: float):
 
 
 def _warm(request: dict, workspaces: dict) -> list:
-    from schema_search.agent import execute  # noqa: F401 - imported now, not on the first case's clock
+    from schema_search.execute import run  # noqa: F401 - imported now, not on the first case's clock
 
     workspace = _workspace(workspaces, request["home"], request["limit_s"])
     for name in request.get("catalogs", []):
-        workspace.searcher(name)
+        workspace.catalogs.searcher(name)
     return []
 
 
 def _execute(request: dict, workspaces: dict) -> list:
     """What ``schema-search ask --execute`` does with the SQL a model wrote (cli/agent.py)."""
-    from schema_search.agent import execute
+    from schema_search.execute.run import execute_sql
+    from schema_search.execute.target import source_url
 
     workspace = _workspace(workspaces, request["home"], request["limit_s"])
     settings = workspace.settings
-    catalog = workspace.searcher(request["catalog"]).catalog
-    url = execute.source_url(catalog, request["url"])
-    result = execute.execute_sql(url, request["sql"], catalog, **_execute_settings(execute.execute_sql, settings,
-                                                                                  request["limit_s"]))  # fmt: skip
+    catalog = workspace.catalogs.searcher(request["catalog"]).catalog
+    url = source_url(catalog, request["url"])
+    result = execute_sql(url, request["sql"], catalog, **_execute_settings(execute_sql, settings, request["limit_s"]))
     return result.rows
 
 
@@ -280,14 +280,14 @@ def _execute_settings(function: Callable, settings: Any, limit_s: float) -> dict
 
 
 def _collection(request: dict, workspaces: dict) -> list:
-    """What the MCP tool ``query_collection`` does: ``Workspace.query_catalog`` / ``query_corpus``."""
+    """What the MCP tool ``query_collection`` does: ``Workspace.catalogs.query`` / ``corpora.query``."""
     from schema_search.structured.models import QueryRequest
 
     workspace = _workspace(workspaces, request["home"], request["limit_s"])
     query = QueryRequest(sql=request["sql"])
     if request["target"] == "catalog":
-        return workspace.query_catalog(request["name"], query).rows
-    return workspace.query_corpus(request["name"], query).rows
+        return workspace.catalogs.query(request["name"], query).rows
+    return workspace.corpora.query(request["name"], query).rows
 
 
 _ANSWERS = {"warm": _warm, "database": _execute, "collection": _collection}
@@ -399,13 +399,13 @@ def run_cases(
         stack.callback(remove_scratch, scratch)
         if "sqlite" in engines:
             path = sqlite_database(scratch)
-            workspace.index_source(f"sqlite:///{path}", catalog="sqlite")
+            workspace.catalogs.index(f"sqlite:///{path}", catalog="sqlite")
             catalogs.append("sqlite")
             surfaces.append(Surface("sqlite", _pick(cases_.SQLITE, chosen), _database("sqlite", f"sqlite:///{path}",
                                     scratch, {"DB": str(path)}), after=lambda: restore_files(scratch)))  # fmt: skip
         if "duckdb" in engines:
             path = duckdb_database(scratch)
-            workspace.index_source(f"duckdb:///{path}", catalog="duckdb")
+            workspace.catalogs.index(f"duckdb:///{path}", catalog="duckdb")
             catalogs.append("duckdb")
             surfaces.append(Surface("duckdb", _pick(cases_.DUCKDB, chosen), _database("duckdb", f"duckdb:///{path}",
                                     scratch, {"DB": str(path)}), after=lambda: restore_files(scratch)))  # fmt: skip
@@ -426,15 +426,15 @@ def run_cases(
                 if owner:
                     roles.append(("postgres as owner", "pg_owner", pg.owner_url))
                 for name, catalog, role_url in roles:
-                    workspace.index_source(role_url, catalog=catalog)
+                    workspace.catalogs.index(role_url, catalog=catalog)
                     catalogs.append(catalog)
                     surfaces.append(Surface(name, _pick(cases_.POSTGRES, chosen),
                                             _database(catalog, role_url, scratch, {}), postgres=watch))  # fmt: skip
         if collections:
             if "sqlite" not in catalogs:
                 path = sqlite_database(scratch)
-                workspace.index_source(f"sqlite:///{path}", catalog="sqlite")
-            workspace.index_corpus(notes_corpus(scratch), corpus="notes")
+                workspace.catalogs.index(f"sqlite:///{path}", catalog="sqlite")
+            workspace.corpora.index(notes_corpus(scratch), corpus="notes")
             surfaces.append(Surface("collections", _pick(cases_.collection_cases(), chosen), _collection_request(scratch)))
         env = {**os.environ, TOKEN_VAR: scratch.token, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                "PYTHONPATH": _repo_path()}  # fmt: skip

@@ -7,7 +7,7 @@ table and column names and comments of real DDL (read by ``connectors.ddl``), in
 generated descriptions (applied as ``describe`` applies them), and in the text, title,
 headings, header values and URL of real documents (a corpus indexed from a folder).
 Then every MCP tool is called through the SDK's own client, the way an agent calls
-it, and each text it returns is parsed for the fences exactly as ``agent.fence``
+it, and each text it returns is parsed for the fences exactly as ``schema_search.tools.fence``
 writes them: an opening line ``<schema-data origin="...">``, a closing line
 ``</schema-data>``, never nested, every opener closed.
 
@@ -22,7 +22,7 @@ attributes count as inside). Two places outside a fence are allowed, and counted
   sentence: escaped onto one line, with nothing hidden.
 
 Anywhere in any text, fenced or not, nothing may remain that a model could read as a
-tag (``agent.fence.tag_spans``: a fence opened or closed in any case, spacing or
+tag (``schema_search.tools.fence.tag_spans``: a fence opened or closed in any case, spacing or
 look-alike spelling, a chat role or tool-call marker) besides the real fence lines
 and the notices' own mentions of them. Outside the fences no text may form markdown
 that links anywhere but to the corpus's own URLs (:func:`links`: a link or image
@@ -55,11 +55,11 @@ import anyio
 import yaml
 from mcp import Client
 
-from schema_search.agent import collection_tools, doc_tools, table_tools
-from schema_search.agent.citations import link, page
-from schema_search.agent.fence import FENCE_TAGS, inline, tag_spans
+from schema_search.tools import collections as collection_tools, docs as doc_tools, tables as table_tools
+from schema_search.tools.citations import link, page
+from schema_search.tools.fence import FENCE_TAGS, inline, tag_spans
 from schema_search.describe.descriptions import apply_descriptions
-from schema_search.mcp import create_server
+from schema_search.mcp.server import create_server
 from schema_search.settings import Settings
 from schema_search.tables.catalog import Catalog, Description
 from schema_search.workspace import Workspace
@@ -187,7 +187,7 @@ def ddl(payloads: list[Payload]) -> str:
 
 def catalog(payloads: list[Payload]) -> Catalog:
     """The catalog read from :func:`ddl`, with the description payloads as generated descriptions."""
-    from connectors.ddl import catalog_from_ddl
+    from schema_search.connectors.ddl import catalog_from_ddl
 
     read = catalog_from_ddl(ddl(payloads), catalog=CATALOG, dialect="postgres", source_name="injection.sql")
     by_name = {t.name: t for t in read.tables}
@@ -226,9 +226,9 @@ def write_documents(folder: Path, payloads: list[Payload]) -> int:
 
 def plant(home: Path, payloads: list[Payload]) -> Workspace:
     workspace = Workspace(Settings(home=home / "home", dense=False))
-    workspace.index_catalog(catalog(payloads))
+    workspace.catalogs.index_catalog(catalog(payloads))
     write_documents(home / "docs", payloads)
-    workspace.index_corpus(home / "docs", corpus=CORPUS)
+    workspace.corpora.index(home / "docs", corpus=CORPUS)
     return workspace
 
 

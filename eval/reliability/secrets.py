@@ -266,7 +266,7 @@ def _mcp(home: Path, artifacts: Artifacts) -> None:
     import anyio
     from mcp import Client
 
-    from schema_search.mcp import create_server
+    from schema_search.mcp.server import create_server
     from schema_search.settings import Settings
     from schema_search.workspace import Workspace
 

@@ -98,10 +98,10 @@ def _scale(n: int, work: Path, args: argparse.Namespace) -> dict:
     shipped = Workspace(_settings(work / f"shipped-{n}", args))
     out["backend"] = shipped.settings.embedding_backend
     shipped.embedder()  # loaded (exported on a new machine) before any clock starts
-    out["build_bm25_s"] = _timed(lambda: bm25.index_catalog(catalog))
-    out["build_s"] = _timed(lambda: shipped.index_catalog(catalog))
+    out["build_bm25_s"] = _timed(lambda: bm25.catalogs.index_catalog(catalog))
+    out["build_s"] = _timed(lambda: shipped.catalogs.index_catalog(catalog))
     after, out["reindex_changed"] = changed(catalog, 0.01)
-    out["reindex_s"] = _timed(lambda: shipped.index_catalog(after))
+    out["reindex_s"] = _timed(lambda: shipped.catalogs.index_catalog(after))
     print(f"build {out['build_s']} s (BM25 only {out['build_bm25_s']} s), re-index 1% {out['reindex_s']} s", flush=True)
 
     out["search"] = _search(shipped, questions(args.queries), args.k)
@@ -118,14 +118,14 @@ def _search(workspace: Workspace, asked: list[str], k: int) -> dict:
     (each question new to the model's cache), one bare encoding of another new text,
     one bare tantivy query over one field fetching the ids."""
     embedder = workspace.embedder()
-    index = open_index(workspace.store.current("bench").index_path)
+    index = open_index(workspace.catalogs.store.current("bench").index_path)
     searcher = index.searcher()
     for question in questions(50, seed=3):  # warm-up, other questions
-        workspace.search("bench", question, k)
+        workspace.catalogs.search("bench", question, k)
     full, encode, bare = [], [], []
     for i, question in enumerate(asked):
         t0 = time.perf_counter()
-        workspace.search("bench", question, k)
+        workspace.catalogs.search("bench", question, k)
         t1 = time.perf_counter()
         embedder.encode([f"{question} ({i})"])
         t2 = time.perf_counter()

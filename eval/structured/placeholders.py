@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from schema_search.agent.answer import answer
-from schema_search.agent.collection_tools import CollectionTools
+from schema_search.tools.collections import CollectionTools
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
@@ -138,8 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     home = args.home or Path(tempfile.mkdtemp(prefix="placeholders-"))
     workspace = Workspace(Settings(home=home, dense=args.home is not None))
-    if "peps" not in workspace.corpus_store.names():
-        workspace.index_corpus(args.peps, corpus="peps")
+    if "peps" not in workspace.corpora.store.names():
+        workspace.corpora.index(args.peps, corpus="peps")
     gold = {p.title: p.url for p in read_peps(args.peps)}
     with_placeholders = run(workspace, True, gold)
     raw = run(workspace, False, gold)

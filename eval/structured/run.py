@@ -37,26 +37,26 @@ def normalised(rows: Sequence[Sequence[Any]]) -> list[list[str]]:
 
 
 def prepare(workspace: Workspace, peps: Path, ddl: Path) -> None:
-    if "peps" not in workspace.corpus_store.names():
+    if "peps" not in workspace.corpora.store.names():
         print("indexing the PEPs (embedding takes a while on 2 cores) ...", file=sys.stderr)
-        workspace.index_corpus(peps, corpus="peps")
-    elif not (workspace.corpus_store.current("peps").path / "structured.json").exists():
-        workspace.rebuild_fields("peps")
-    if "crm" not in workspace.store.names():
-        workspace.index_source(str(ddl), catalog="crm", dialect="postgres")
+        workspace.corpora.index(peps, corpus="peps")
+    elif not (workspace.corpora.store.current("peps").path / "structured.json").exists():
+        workspace.corpora.rebuild_fields("peps")
+    if "crm" not in workspace.catalogs.store.names():
+        workspace.catalogs.index(str(ddl), catalog="crm", dialect="postgres")
 
 
 def evaluate(workspace: Workspace, question: Question, records: Sequence[Any], k: int) -> dict[str, Any]:
     gold = normalised(question.gold(records))
     request = QueryRequest(sql=question.sql)
     if question.collection == "peps":
-        response = workspace.query_corpus("peps", request)
-        found = workspace.search_docs("peps", question.question, k)
+        response = workspace.corpora.query("peps", request)
+        found = workspace.corpora.search("peps", question.question, k)
         pages = {r.url.split("#")[0] for r in found.results}
         retrieved = [r for r in records if r.url in pages]
     else:
-        response = workspace.query_catalog("crm", request)
-        found = workspace.search("crm", question.question, k)
+        response = workspace.catalogs.query("crm", request)
+        found = workspace.catalogs.search("crm", question.question, k)
         tables = {c.table for c in found.candidates}
         retrieved = [t for t in records if t.id in tables]
     answer = normalised(response.rows)

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from connectors.benchmark import FILENAME as SCHEMAS_FILE
-from connectors.benchmark import database_tables, records
+from schema_search.connectors.benchmark import FILENAME as SCHEMAS_FILE
+from schema_search.connectors.benchmark import database_tables, records
 from schema_search.errors import SourceError
 from schema_search.tables.catalog import Catalog, Table, table_id
 

@@ -110,8 +110,8 @@ class ConfigBuilder:
     def build(self, name: str, databases: Sequence[Database]) -> dict[str, Config]:
         """The wanted configurations over ``databases`` pooled into catalog ``name``."""
         catalog = catalog_of(name, databases)
-        self.workspace.index_catalog(catalog)
-        searcher = self.workspace.searcher(name)
+        self.workspace.catalogs.index_catalog(catalog)
+        searcher = self.workspace.catalogs.searcher(name)
         # The fields only `describe` and live sources fill rank nothing in a benchmark
         # catalog: no row of their own, and no ablation of their weighting. (Other
         # channels always get a row, so every per-db catalog has the same list.)
@@ -136,7 +136,7 @@ class ConfigBuilder:
         self, config: str, name: str, searcher: CatalogSearcher, catalog: Catalog, records: list[peers.TableRecord]
     ) -> Config:
         if config == DEFAULT:
-            return Config(config, lambda q, k: [c.table for c in self.workspace.search(name, q, k).candidates], False)
+            return Config(config, lambda q, k: [c.table for c in self.workspace.catalogs.search(name, q, k).candidates], False)
         if config in ABLATIONS:
             return Config(config, self._ablation(searcher, ABLATIONS[config]), False)
         if config in searcher.rankers:
@@ -155,7 +155,7 @@ class ConfigBuilder:
         raise AssertionError(config)  # available() lists only the names handled above
 
     def _ablation(self, searcher: CatalogSearcher, change: dict) -> Rank:
-        shipped = self.workspace.search_config()
+        shipped = self.workspace.catalogs.config()
         if change.get("weights") == "no-dense":
             change = {"weights": {c: w for c, w in shipped.weights.items() if c != "dense"}}
         config = replace(shipped, **change)

@@ -34,7 +34,7 @@ POOLS = {
 
 def pooled_catalog(name: str, root: Path = BENCHMARKS) -> Catalog:
     """The pooled benchmark catalog (dev + train schemas): ``spider`` or ``bird``."""
-    from connectors import benchmark
+    from schema_search.connectors import benchmark
 
     source = ",".join(str(root / folder / benchmark.FILENAME) for folder in POOLS[name])
     return benchmark.introspect(source, catalog=name)

@@ -2,7 +2,7 @@
 
 Each file in ``eval/baselines/`` records one slice (benchmark folder, condition,
 distractor folders, question limit) and the figures measured on it when it was last
-accepted; ``schema-search eval ... --update-baseline`` rewrites it, so a change in the
+accepted; ``python -m eval.tables ... --update-baseline`` rewrites it, so a change in the
 figures shows in review. ``tests/test_eval_gate.py`` re-measures every slice and fails
 when ``default`` recall@10 falls more than :data:`TOLERANCE` below its baseline.
 """

@@ -70,7 +70,7 @@ def groups() -> dict[str, list[dict]]:
 
 def recall(workspace: Workspace, catalog: str, config: SearchConfig, items: Sequence[dict]) -> dict[int, float]:
     """All-gold recall at each k: a case counts when every gold table is in the first k."""
-    searcher = workspace.searcher(catalog)
+    searcher = workspace.catalogs.searcher(catalog)
     hits = {k: 0 for k in KS}
     for case in items:
         for k in KS:
@@ -80,12 +80,12 @@ def recall(workspace: Workspace, catalog: str, config: SearchConfig, items: Sequ
 
 
 def off_topic_share(workspace: Workspace, catalog: str, config: SearchConfig, questions: Sequence[str]) -> float:
-    searcher = workspace.searcher(catalog)
+    searcher = workspace.catalogs.searcher(catalog)
     return sum(searcher.search(q, 10, config).off_topic for q in questions) / len(questions)
 
 
 def configured(workspace: Workspace, change: dict) -> SearchConfig:
-    return replace(workspace.search_config(), **change)
+    return replace(workspace.catalogs.config(), **change)
 
 
 @contextmanager
@@ -131,8 +131,8 @@ def run(pg_url: str | None = PG_URL, settings: Settings | None = None) -> dict:
     off_topic = [c["question"] for c in cases("off_topic.jsonl")]
     with tempfile.TemporaryDirectory(prefix="schema-search-samples-") as home:
         workspace = Workspace((settings or Settings()).model_copy(update={"home": Path(home)}))
-        workspace.index_source(str(SAMPLES / "crm.sql"), catalog="crm")
-        workspace.index_source(str(SAMPLES / "shop.sql"), catalog="shop")
+        workspace.catalogs.index(str(SAMPLES / "crm.sql"), catalog="crm")
+        workspace.catalogs.index(str(SAMPLES / "shop.sql"), catalog="shop")
         rows: dict[str, dict] = {}
         for name, change in ABLATIONS.items():
             config = configured(workspace, change)
@@ -145,9 +145,9 @@ def run(pg_url: str | None = PG_URL, settings: Settings | None = None) -> dict:
         if pg_url:
             try:
                 with crm_database(pg_url) as url:
-                    workspace.index_source(url, catalog="crm_live")
+                    workspace.catalogs.index(url, catalog="crm_live")
                     unsampled = Workspace(workspace.settings.model_copy(update={"value_hints": False}))
-                    unsampled.index_source(url, catalog="crm_live_no_values")
+                    unsampled.catalogs.index(url, catalog="crm_live_no_values")
                     values = cases("crm_value_cases.jsonl")
                     for name, change in ABLATIONS.items():
                         config = configured(workspace, change)

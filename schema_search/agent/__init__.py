@@ -1,1 +1,1 @@
-"""What agents use: tools and their text, citations, SQL validation, read-only execution, the reference agent."""
+"""The reference agents: text-to-SQL over a catalog (``ask``) and answers from documents (``answer``), on one tool loop."""

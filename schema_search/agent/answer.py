@@ -6,7 +6,7 @@ and ``query_collection`` for how many, which ones by a field, per category. It e
 with ``answer``, or with a reply of plain text (what small models give instead); the
 answer's [S...] citations are checked against what the tools returned and its
 ``{{link:N}}`` placeholders filled with the stored values
-(:meth:`~schema_search.agent.citations.Ledger.resolve`). The model is any litellm
+(:meth:`~schema_search.tools.citations.Ledger.resolve`). The model is any litellm
 model; tests and the placeholder eval pass a scripted ``complete`` instead.
 """
 
@@ -18,21 +18,13 @@ from pydantic import BaseModel, Field
 
 from ..errors import SchemaSearchError
 from .ask import MAX_TURNS, REPEATED, AgentFailed, Complete, better_model_hint
-from .citations import Citation, Ledger
-from .collection_tools import (
-    DESCRIPTIONS as COLLECTION,
-)
-from .collection_tools import (
-    NOTICE as COLLECTION_NOTICE,
-)
-from .collection_tools import (
-    CollectionTools,
-    describe_text,
-    query_text,
-)
-from .doc_tools import DESCRIPTIONS as DOCS
-from .doc_tools import NOTICE as DOCS_NOTICE
-from .doc_tools import DocTools, document_text, search_docs_text
+from ..tools.citations import Citation, Ledger
+from ..tools.collections import DESCRIPTIONS as COLLECTION
+from ..tools.collections import NOTICE as COLLECTION_NOTICE
+from ..tools.collections import CollectionTools, describe_text, query_text
+from ..tools.docs import DESCRIPTIONS as DOCS
+from ..tools.docs import NOTICE as DOCS_NOTICE
+from ..tools.docs import DocTools, document_text, search_docs_text
 from .loop import choose, function_spec, next_calls, repeated, tool_arguments, tool_reply
 
 _COLLECTION = {"collection": {"type": "string", "description": "which corpus or catalog, when several are served"}}

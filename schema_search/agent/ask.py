@@ -1,9 +1,9 @@
-"""The reference text-to-SQL agent: a tool-calling loop over :class:`~schema_search.agent.table_tools.SchemaTools`.
+"""The reference text-to-SQL agent: a tool-calling loop over :class:`~schema_search.tools.tables.SchemaTools`.
 
 The model sees the same tools (and the same text) an MCP client gets, plus
 ``submit_sql``. A submitted query is validated; if it fails validation the model gets
 one chance to repair it. The agent never runs its SQL: a caller that wants rows passes
-it to :class:`~schema_search.agent.execute_tools.ExecuteTools`, behind its preflight
+it to :class:`~schema_search.preflight.gate.Gate`, behind its preflight
 checklist and an approval (``ask --execute``). The model is any litellm model; tests
 pass a scripted ``complete`` function instead.
 """
@@ -18,12 +18,12 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from ..errors import SchemaSearchError, first_line
-from .citations import Citation, Ledger
-from .execute import QueryResult, problems
-from .execute_tools import ExecuteResult
+from ..tools.citations import Citation, Ledger
+from ..execute.run import QueryResult
+from ..preflight.gate import ExecuteResult
 from .loop import choose, function_spec, next_calls, repeated, tool_arguments, tool_reply
-from .sqlcheck import Validation, catalog_dialect
-from .table_tools import DESCRIPTIONS, NOTICE, SchemaTools, search_text, table_text, validation_text
+from ..sql.validate import Validation, catalog_dialect
+from ..tools.tables import DESCRIPTIONS, NOTICE, SchemaTools, search_text, table_text, validation_text
 
 # Model turns before giving up; a good run needs 3 to 6 (search, a table or two, validate, submit).
 MAX_TURNS = 12
@@ -154,7 +154,7 @@ def ask(
                 validation, refusal = None, arguments
             else:
                 validation = tools.validate_sql(str(arguments.get("sql", "")), dialect)
-                refusal = problems(validation) if not validation.ok else None
+                refusal = validation.problems() if not validation.ok else None
             if refusal is None:
                 return _answer(question, validation, arguments, ledger, tools, repairs < REPAIRS, turn)
             if repairs == 0:

@@ -65,15 +65,15 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
     complete = agent.litellm_complete(model, args.api_base)
     if args.corpus:
         return _ask_documents(args, settings, model, complete)
-    from ..agent.execute import source_url
-    from ..agent.execute_tools import for_catalog
-    from ..agent.table_tools import SchemaTools
+    from ..execute.target import source_url
+    from ..tools.tables import SchemaTools
 
-    tools = SchemaTools(Workspace(settings), args.catalog)
+    workspace = Workspace(settings)
+    tools = SchemaTools(workspace, args.catalog)
     executor = None
     if args.execute:
         url = source_url(tools.catalog, args.url or settings.execution_url(args.catalog))
-        executor = for_catalog(settings, args.catalog, tools.catalog, url=url)
+        executor = workspace.catalogs.gate(args.catalog, url=url)
     answers = _answers(args.answer)
     with stdout_to_stderr():  # stdout is for the answer (--json: only JSON); litellm may log there
         answer = agent.ask(args.question, tools=tools, model=model, complete=complete,
@@ -91,7 +91,7 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
         elif execution.status == "needs_answers":
             status = 3
         elif execution.status == "refused":  # the database's dialect sees what validation for the model did not
-            from ..agent.query_errors import QueryRefused
+            from ..errors import QueryRefused
 
             raise QueryRefused(
                 f"Refusing to run the SQL: {' '.join(execution.checklist.errors)}", hint="Ask again, or name the tables."
@@ -139,7 +139,7 @@ def _answers(given: list[str]) -> dict[str, str]:
 
 def _print_checklist(execution, file) -> None:
     """The checklist for a person: each slot with where its value came from, then the questions left open."""
-    from ..agent.execute_tools import slot_line
+    from ..tools.execute import slot_line
 
     checklist = execution.checklist
     print(f"-- Checklist {checklist.verdict} ({checklist.status.replace('_', ' ')}) of the SQL above:", file=file)
@@ -155,8 +155,8 @@ def _print_checklist(execution, file) -> None:
 
 def _ask_documents(args: argparse.Namespace, settings: Settings, model: str, complete: Complete) -> int:
     from ..agent.answer import answer
-    from ..agent.collection_tools import CollectionTools
-    from ..agent.doc_tools import DocTools
+    from ..tools.collections import CollectionTools
+    from ..tools.docs import DocTools
 
     workspace = Workspace(settings)
     collections = CollectionTools(workspace, args.corpus, args.catalog)

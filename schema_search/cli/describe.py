@@ -1,14 +1,18 @@
-"""``schema-search describe``: generated descriptions for a stored catalog, then re-index."""
+"""``schema-search describe`` (generated descriptions for a stored catalog, then re-index) and
+``schema-search diagnose`` (the words descriptions spread over most tables: IDF collapse)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 from typing import Callable
 
+from ..errors import InvalidInput
 from ..settings import Settings
 from ..workspace import Workspace
-from .output import examples
+from .output import examples, print_table
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -44,6 +48,27 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     describe.set_defaults(run=_describe)
 
+    diagnose = commands.add_parser(
+        "diagnose",
+        help="IDF-collapse check: words that descriptions spread over most tables",
+        description=(
+            "For given words, or the most frequent content words of a questions file, or else the most "
+            "widespread words of the catalog: how many table documents contain each, per field, before and "
+            "after enrichment (generated descriptions), with BM25's IDF; warns for every word in more than "
+            "half of a field's documents."
+        ),
+        **examples(
+            "schema-search diagnose --catalog crm --words store,information,customer",
+            "schema-search diagnose --catalog crm --questions sample_schemas/crm_cases.jsonl --top 30",
+        ),
+    )
+    diagnose.add_argument("--catalog", required=True, help="catalog to check")
+    diagnose.add_argument("--words", help="comma-separated words, e.g. store,information,customer")
+    diagnose.add_argument("--questions", type=Path, help="questions file: JSON lines with 'question', or plain lines")
+    diagnose.add_argument("--top", type=int, default=20, help="how many words to take from questions (default 20)")
+    diagnose.add_argument("--json", action="store_true", help="print the report as JSON")
+    diagnose.set_defaults(run=_diagnose)
+
 
 def _describe(args: argparse.Namespace, settings: Settings) -> int:
     from ..describe.run import describe_and_index, litellm_describer
@@ -52,7 +77,7 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
         print("error: --concurrency must be at least 1", file=sys.stderr)
         return 2
     workspace = Workspace(settings)
-    workspace.searcher(args.catalog)  # an unknown catalog fails before the model loads
+    workspace.catalogs.searcher(args.catalog)  # an unknown catalog fails before the model loads
     describer = litellm_describer(settings, args.model)
     if describer.model.startswith("local/"):
         from ..llm import runtime
@@ -99,3 +124,51 @@ def _progress(total: int) -> Callable[[], None]:
             bar.close()
 
     return tick
+
+
+def _diagnose(args: argparse.Namespace, settings: Settings) -> int:
+    from ..tables import diagnose
+
+    catalog = Workspace(settings).catalogs.searcher(args.catalog).catalog
+    if args.words:
+        words = [w.strip() for w in args.words.split(",") if w.strip()]
+        source = "given words"
+    elif args.questions:
+        if not args.questions.is_file():
+            raise InvalidInput(f"{args.questions} does not exist.", hint="Give a questions.jsonl or a text file.")
+        words = diagnose.question_words(diagnose.read_questions(args.questions), args.top)
+        source = f"the {len(words)} most frequent content words of {args.questions}"
+    else:
+        words = diagnose.widespread_words(catalog, args.top)
+        source = f"the {len(words)} terms in the most table documents"
+    if not words:
+        raise InvalidInput("No words to check.", hint="Give --words w1,w2 or a --questions file with questions.")
+    result = diagnose.diagnose(catalog, words, analysed=not (args.words or args.questions))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return 0
+    print(
+        f"Catalog {result.catalog!r}: {result.tables} tables, {result.described} with a generated description. "
+        f"Checking {source}."
+    )
+    if not result.described:
+        print("No table has a generated description yet, so before = after; run `schema-search describe` first.")
+    rows = [
+        (
+            r.word,
+            r.term,
+            r.field,
+            f"{r.before} -> {r.after} / {r.documents}",
+            f"{r.idf_before:.2f} -> {r.idf_after:.2f}",
+            "COLLAPSED" if r.collapsed else "",
+        )
+        for r in result.rows
+    ]
+    print_table(("word", "term", "field", "documents before -> after", "IDF before -> after", ""), rows)
+    if result.unindexed:
+        print(f"Not indexed (stop words): {', '.join(result.unindexed)}")
+    for line in result.warnings():
+        print(f"warning: {line}")
+    if not result.warnings():
+        print(f"No word is in more than {diagnose.SHARE_LIMIT:.0%} of a field's documents.")
+    return 0

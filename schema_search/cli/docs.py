@@ -13,7 +13,7 @@ from pathlib import Path
 from ..docs.models import ChunkResult, DocsSearchResponse
 from ..settings import Settings
 from ..workspace import Workspace
-from . import docs_eval, structured
+from . import moved, structured
 from .output import confirm, examples, print_json, print_table, print_warnings, progress
 
 SNIPPET_CHARS = 300
@@ -94,7 +94,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     delete.set_defaults(run=_delete)
 
     structured.add_docs_commands(group)
-    docs_eval.add_commands(group)
+    moved.add_commands(group, "docs")
 
     corpora = commands.add_parser(
         "corpora", help="list indexed corpora", **examples("schema-search corpora", "schema-search corpora --json")
@@ -105,7 +105,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 def _index(args: argparse.Namespace, settings: Settings) -> int:
     print(f"Reading {args.folder} ...", file=sys.stderr)
-    result = Workspace(settings).index_corpus(
+    result = Workspace(settings).corpora.index(
         args.folder, corpus=args.corpus, url_template=args.url_template, progress=progress(UNITS)
     )
     if args.json:
@@ -117,7 +117,7 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:
-    response = Workspace(settings).search_docs(args.corpus, args.question, args.k)
+    response = Workspace(settings).corpora.search(args.corpus, args.question, args.k)
     if args.json:
         return print_json(response)
     print(search_text(response))
@@ -150,7 +150,7 @@ def _headline(result: ChunkResult) -> str:
 
 
 def _show(args: argparse.Namespace, settings: Settings) -> int:
-    detail = Workspace(settings).source(args.corpus, args.source_id)
+    detail = Workspace(settings).corpora.source(args.corpus, args.source_id)
     if args.json:
         return print_json(detail)
     place = " > ".join([detail.title, *detail.heading_path])
@@ -166,7 +166,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _corpora(args: argparse.Namespace, settings: Settings) -> int:
-    infos = Workspace(settings).corpora()
+    infos = Workspace(settings).corpora.infos()
     if args.json:
         print(json.dumps([i.model_dump(mode="json") for i in infos], indent=2, ensure_ascii=False))
         return 0
@@ -183,10 +183,10 @@ def _corpora(args: argparse.Namespace, settings: Settings) -> int:
 
 def _delete(args: argparse.Namespace, settings: Settings) -> int:
     workspace = Workspace(settings)
-    workspace.corpus_store.current(args.corpus)  # an unknown name fails before anyone is asked
+    workspace.corpora.store.current(args.corpus)  # an unknown name fails before anyone is asked
     if not confirm(f"Delete corpus {args.corpus!r}?", args.yes):
         print("Nothing deleted.", file=sys.stderr)
         return 1
-    workspace.delete_corpus(args.corpus)
+    workspace.corpora.delete(args.corpus)
     print(f"Deleted corpus {args.corpus!r}.")
     return 0

@@ -2,7 +2,8 @@
 
 Errors print one clear message to stderr and exit 2; ``--json`` prints exactly what
 the HTTP API returns for the same call. stdout carries the result only; notes,
-warnings and progress go to stderr.
+warnings and progress go to stderr. :func:`command_line` is that contract for any
+parser: the eval suite's commands (``python -m eval.tables`` ...) run through it too.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Sequence
 from .. import __version__
 from ..errors import InvalidInput, SchemaSearchError
 from ..settings import Settings
-from . import agent, csr, describe, docs, eval, mcp, structured, tables
+from . import agent, describe, docs, mcp, moved, structured, tables
 from .output import HelpFormatter, examples
 
 # Options every command takes, before or after its name: (flags, keywords for add_argument).
@@ -35,16 +36,22 @@ GLOBAL_OPTIONS = (
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        parser.print_help(sys.stderr)
-        return 2
-    if not getattr(args, "run", None):  # a command group (``docs``) without its subcommand
-        args.print_help(sys.stderr)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    forwarded = moved.forward(argv, GLOBAL_OPTIONS)  # `eval`, `docs eval`, `csr`: now the eval suite's
+    if forwarded is not None:
+        return forwarded
+    return command_line(_parser(), argv)
+
+
+def command_line(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
+    """Run ``parser``'s command over ``argv``: the global options on every subcommand, the
+    settings made once, and every error a message on stderr with exit code 2."""
+    args = prepared(parser).parse_args(argv)
+    if not getattr(args, "run", None):  # no command, or a command group (``docs``) without its subcommand
+        getattr(args, "print_help", parser.print_help)(sys.stderr)
         return 2
     try:
-        settings = _settings(args.home, args.config_file)
+        settings = _settings(getattr(args, "home", None), getattr(args, "config_file", None))
         return args.run(args, settings)
     except SchemaSearchError as error:
         print(f"error: {error.detail}", file=sys.stderr)
@@ -84,7 +91,6 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}", help="print the version and exit")
-    _add_global_options(parser, suppress=False)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", help="one of:")
     tables.add_commands(commands)
     docs.add_commands(commands)
@@ -105,11 +111,15 @@ def _parser() -> argparse.ArgumentParser:
     describe.add_commands(commands)
     mcp.add_commands(commands)
     agent.add_commands(commands)
-    csr.add_commands(commands)
-    eval.add_commands(commands)
-    for command in _subcommands(parser):
+    moved.add_commands(commands)
+    return prepared(parser)
+
+
+def prepared(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` with the global options on it and on every command below it, and help that keeps examples."""
+    for command in [parser, *_subcommands(parser)]:
         command.formatter_class = HelpFormatter  # examples keep their lines, prose still wraps
-        _add_global_options(command, suppress=True)
+        _add_global_options(command, suppress=command is not parser)
     return parser
 
 

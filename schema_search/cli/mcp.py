@@ -35,7 +35,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     mcp.add_argument(
         "--cite", choices=("ids", "urls"), default="ids",
-        help="show passages with short source IDs (default) or by raw URL only (to compare, as csr run does)",
+        help="show passages with short source IDs (default) or by raw URL only (to compare, as the eval suite's csr run does)",
     )
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")
     mcp.add_argument("--host", default=None, help="HTTP address (default: $SCHEMA_SEARCH_HOST, 127.0.0.1)")
@@ -51,7 +51,7 @@ def served(args: argparse.Namespace, settings: Settings, workspace: Workspace) -
         return catalogs, corpora
     if settings.sources:
         return list(settings.sources.catalogs), list(settings.sources.corpora)
-    return workspace.store.names(), workspace.corpus_store.names()
+    return workspace.catalogs.store.names(), workspace.corpora.store.names()
 
 
 def mcp_server(args: argparse.Namespace, settings: Settings):
@@ -68,14 +68,14 @@ def _serving(args: argparse.Namespace, settings: Settings) -> tuple[object, list
     A name that does not exist is reported on stderr, and the server starts anyway:
     each answer about it says what is wrong (a client would only see "connection closed").
     """
-    from ..mcp import create_server
+    from ..mcp.server import create_server
 
     workspace = Workspace(settings)
-    workspace.store.tidy()
-    workspace.corpus_store.tidy()
+    workspace.catalogs.store.tidy()
+    workspace.corpora.store.tidy()
     catalogs, corpora = served(args, settings, workspace)
-    _warn_unknown(catalogs, workspace.store.names(), "catalog")
-    _warn_unknown(corpora, workspace.corpus_store.names(), "corpus")
+    _warn_unknown(catalogs, workspace.catalogs.store.names(), "catalog")
+    _warn_unknown(corpora, workspace.corpora.store.names(), "corpus")
     return create_server(workspace, catalogs, corpora, args.cite), catalogs, corpora
 
 
@@ -89,7 +89,7 @@ def _warn_unknown(names: list[str], known: list[str], noun: str) -> None:
 
 
 def _mcp(args: argparse.Namespace, settings: Settings) -> int:
-    from ..mcp_input import serve_stdio
+    from ..mcp.arguments import serve_stdio
 
     server, catalogs, corpora = _serving(args, settings)
     served_text = ", ".join([*(f"catalog {c!r}" for c in catalogs), *(f"corpus {c!r}" for c in corpora)]) or "nothing"

@@ -91,26 +91,26 @@ def _query_options(parser: argparse.ArgumentParser) -> None:
 def _docs_fields(args: argparse.Namespace, settings: Settings) -> int:
     workspace = Workspace(settings)
     if args.rebuild:
-        response = workspace.rebuild_fields(args.corpus, _names(args.exact_fields), _names(args.plain_fields))
+        response = workspace.corpora.rebuild_fields(args.corpus, _names(args.exact_fields), _names(args.plain_fields))
     elif args.exact_fields or args.plain_fields:
         raise InvalidInput("--exact-fields and --plain-fields apply to a rebuild.", hint="Add --rebuild.")
     else:
-        response = workspace.corpus_fields(args.corpus)
+        response = workspace.corpora.fields(args.corpus)
     return print_json(response) if args.json else _print_fields(response)
 
 
 def _catalog_fields(args: argparse.Namespace, settings: Settings) -> int:
-    response = Workspace(settings).catalog_fields(args.catalog)
+    response = Workspace(settings).catalogs.fields(args.catalog)
     return print_json(response) if args.json else _print_fields(response)
 
 
 def _docs_query(args: argparse.Namespace, settings: Settings) -> int:
-    response = Workspace(settings).query_corpus(args.corpus, _request(args))
+    response = Workspace(settings).corpora.query(args.corpus, _request(args))
     return print_json(response) if args.json else _print_result(response)
 
 
 def _catalog_query(args: argparse.Namespace, settings: Settings) -> int:
-    response = Workspace(settings).query_catalog(args.catalog, _request(args))
+    response = Workspace(settings).catalogs.query(args.catalog, _request(args))
     return print_json(response) if args.json else _print_result(response)
 
 

@@ -80,10 +80,10 @@ INDEX_UNITS = {"parsing": "statement", "reading schemas": "schema", "reading dat
 
 
 def _index(args: argparse.Namespace, settings: Settings) -> int:
-    from connectors import shown
+    from ..connectors import shown
 
     print(f"Reading {shown(args.source)} ...", file=sys.stderr)
-    result = Workspace(settings).index_source(
+    result = Workspace(settings).catalogs.index(
         args.source, catalog=args.catalog, dialect=args.dialect, db=args.db, progress=progress(INDEX_UNITS)
     )
     if args.json:
@@ -95,7 +95,7 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:
-    response = Workspace(settings).search(args.catalog, args.question, args.k)
+    response = Workspace(settings).catalogs.search(args.catalog, args.question, args.k)
     if args.json:
         return print_json(response)
     if not response.candidates:
@@ -123,7 +123,7 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _table(args: argparse.Namespace, settings: Settings) -> int:
-    detail = Workspace(settings).table(args.catalog, args.table)
+    detail = Workspace(settings).catalogs.table(args.catalog, args.table)
     if args.json:
         return print_json(detail)
     print(f"{detail.table}  [{detail.source_id}]  ({detail.kind})")
@@ -139,7 +139,7 @@ def _table(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _catalogs(args: argparse.Namespace, settings: Settings) -> int:
-    infos = Workspace(settings).catalogs()
+    infos = Workspace(settings).catalogs.infos()
     if args.json:
         print(json.dumps([i.model_dump(mode="json") for i in infos], indent=2))
         return 0
@@ -153,10 +153,10 @@ def _catalogs(args: argparse.Namespace, settings: Settings) -> int:
 
 def _delete(args: argparse.Namespace, settings: Settings) -> int:
     workspace = Workspace(settings)
-    workspace.store.current(args.catalog)  # an unknown name fails before anyone is asked
+    workspace.catalogs.store.current(args.catalog)  # an unknown name fails before anyone is asked
     if not confirm(f"Delete catalog {args.catalog!r}?", args.yes):
         print("Nothing deleted.", file=sys.stderr)
         return 1
-    workspace.delete(args.catalog)
+    workspace.catalogs.delete(args.catalog)
     print(f"Deleted catalog {args.catalog!r}.")
     return 0

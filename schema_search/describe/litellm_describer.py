@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ..tables.catalog import Table
 from .prompt import clean_description, prompt_messages
-from .run import DescriptionFailed, EmptyDescription, ProviderUnavailable
+from .describer import DescriptionFailed, EmptyDescription, ProviderUnavailable
 
 
 class LiteLLMDescriber:

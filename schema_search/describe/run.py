@@ -1,4 +1,4 @@
-"""Generated table descriptions: the Describer protocol and a cached, concurrent run.
+"""Generated table descriptions: a cached, concurrent run of any :class:`~.describer.Describer`.
 
 A description bridges the words users ask with ("monthly cost per member") and the
 words tables are named with (``v_pmpm``). It goes into the table's own
@@ -6,7 +6,7 @@ generated-description slot (:class:`~schema_search.tables.catalog.Description`) 
 there into the index's *descriptions* field, which no other field shares (see
 ``tables.documents``); the database's own comments are never overwritten.
 
-* :class:`Describer` is the one method a backend implements; tests use a fake.
+* :class:`~.describer.Describer` is the one method a backend implements; tests use a fake.
 * :class:`~schema_search.describe.litellm_describer.LiteLLMDescriber` calls any litellm
   model (``openai/...``, ``anthropic/...``, ``ollama/...``, an OpenAI-compatible
   ``api_base``) and the embedded default ``local/smollm2`` (see :mod:`schema_search.llm.local`), with a
@@ -24,11 +24,12 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Literal, Mapping, Protocol
+from typing import TYPE_CHECKING, Callable, Literal, Mapping
 
 from ..errors import SchemaSearchError
 from ..settings import Settings
 from ..tables.catalog import Catalog, Description, Table
+from .describer import DescriptionFailed, Describer, EmptyDescription, ProviderUnavailable
 from .descriptions import DescriptionKey, DescriptionLog, read_descriptions
 from .prompt import PROMPT_VERSION, table_context
 
@@ -43,42 +44,6 @@ Only = Literal["changed", "all"]
 # Failures of the first tables that stop a run: when nothing has worked yet, the cause
 # is the model or its settings, not the tables. Later failures are counted, not fatal.
 STOP_AFTER_FAILURES = 5
-
-
-class Describer(Protocol):
-    """Writes one description. ``model`` is recorded with each description."""
-
-    model: str
-
-    def describe(self, table: Table, context: str) -> str:
-        """A plain-English description of ``table``; ``context`` says what joins to it."""
-        ...
-
-
-class DescriptionFailed(Exception):
-    """This table could not be described; others may still succeed."""
-
-
-class EmptyDescription(DescriptionFailed):
-    """The model answered, but nothing was left after tidying (e.g. it echoed the DDL).
-
-    A weak model's answer, not a broken provider: it never stops a run.
-    """
-
-
-class ProviderUnavailable(Exception):
-    """The provider refused or cannot be reached: no further table would succeed.
-
-    Attributes:
-        model: the litellm model string.
-        provider: litellm's provider name (``openai``, ``local``, ...).
-        reason: what went wrong, with secrets redacted.
-        hint: what to set or start.
-    """
-
-    def __init__(self, model: str, provider: str, reason: str, hint: str) -> None:
-        super().__init__(reason)
-        self.model, self.provider, self.reason, self.hint = model, provider, reason, hint
 
 
 # -- the run ------------------------------------------------------------------------------
@@ -316,8 +281,8 @@ def describe_and_index(
         DescribeError: the provider refused or was unreachable; the tables described
             before that are indexed first, so nothing is lost.
     """
-    live = workspace.searcher(name).catalog
-    log = DescriptionLog(workspace.store.root / name / CACHE_FILE)
+    live = workspace.catalogs.searcher(name).catalog
+    log = DescriptionLog(workspace.catalogs.store.root / name / CACHE_FILE)
     concurrency = concurrency or workspace.settings.describe_concurrency
     concurrency = min(concurrency, getattr(describer, "max_concurrency", None) or concurrency)
     run = describe_catalog(
@@ -330,7 +295,7 @@ def describe_and_index(
         progress=progress,
     )
     if run.catalog != live:
-        workspace.index_catalog(run.catalog)
+        workspace.catalogs.index_catalog(run.catalog)
     ids = {t.id for t in live.tables}
     log.compact((key[0], d) for key, d in read_descriptions(log.path).items() if key[0] in ids)
     if run.stopped:

@@ -17,7 +17,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import InvalidInput, PayloadTooLarge
-from .json_body import check_json_body
+from ..json_body import check_json_body
 from .problems import from_error, problem
 
 

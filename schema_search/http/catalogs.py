@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from ..agent.execute_tools import ExecuteRequest, ExecuteResult, for_catalog
+from ..preflight.gate import ExecuteRequest, ExecuteResult
 from ..core.store import check_name
 from ..errors import Forbidden, InvalidInput, UnsupportedMediaType
 from ..settings import Settings
@@ -28,12 +28,12 @@ DDL_TYPES = ("text/plain", "application/sql")
 
 @router.get("", responses=problem_responses(409, 503))
 def list_catalogs(ws: WorkspaceDep) -> list[CatalogInfo]:
-    return ws.catalogs()
+    return ws.catalogs.infos()
 
 
 @router.get("/{name}", responses=problem_responses(404, 409, 422, 503))
 def get_catalog(name: Name, ws: WorkspaceDep) -> CatalogInfo:
-    return ws.info(name)
+    return ws.catalogs.info(name)
 
 
 @router.post("/{name}/search", tags=["search"], responses=problem_responses(404, 409, 413, 422, 503))
@@ -41,21 +41,21 @@ async def search(name: Name, request: SearchRequest, ws: WorkspaceDep) -> Search
     # On the event loop, not in the thread pool: a search is a few milliseconds of CPU,
     # and sixteen of them at once in threads of one worker fought over its core. Opening a
     # new generation takes seconds, so that one step goes to the thread pool.
-    if not ws.is_open(name):
-        await run_in_threadpool(ws.searcher, name)
-    return ws.search(name, request.question, request.k)
+    if not ws.catalogs.is_open(name):
+        await run_in_threadpool(ws.catalogs.searcher, name)
+    return ws.catalogs.search(name, request.question, request.k)
 
 
 @router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422, 503))
 def get_fields(name: Name, ws: WorkspaceDep) -> FieldsResponse:
     """The catalog's queryable tables and columns (`tables`, `columns`)."""
-    return ws.catalog_fields(name)
+    return ws.catalogs.fields(name)
 
 
 @router.post("/{name}/query", tags=["structured"], responses=problem_responses(400, 404, 409, 413, 422, 503))
 def query(name: Name, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
     """Count, filter, group: one read-only SELECT (`sql`) or the JSON form (`query`), run in a locked-down DuckDB."""
-    return ws.query_catalog(name, request)
+    return ws.catalogs.query(name, request)
 
 
 @router.post(
@@ -71,13 +71,12 @@ def execute(name: Name, request: ExecuteRequest, ws: WorkspaceDep, admin_key: Ad
     key, without it: running queries is the operator's to allow, like writes.
     """
     check_admin(ws.settings, admin_key, required=False, what="Running a query")
-    executor = for_catalog(ws.settings, name, ws.catalog(name))
-    return executor.execute_sql(request.sql, request.question, approval=request.approval, answers=request.answers)
+    return ws.catalogs.execute_sql(name, request.sql, request.question, approval=request.approval, answers=request.answers)
 
 
 @router.get("/{name}/tables/{table}", responses=problem_responses(404, 409, 422, 503))
 def get_table(name: Name, table: str, ws: WorkspaceDep) -> TableDetail:
-    return ws.table(name, table)
+    return ws.catalogs.table(name, table)
 
 
 @router.post(
@@ -121,7 +120,7 @@ async def create_catalog(
     if media_type == JSON:
         source = _url_source(body)
         _check_url_allowed(ws.settings, admin_key)
-        return await run_in_threadpool(ws.index_source, source.url, catalog=name, db=source.db)
+        return await run_in_threadpool(ws.catalogs.index, source.url, catalog=name, db=source.db)
     # CPU-bound: in the thread pool, off the event loop; a large upload in a child process.
     return await run_in_threadpool(_index_upload, ws.settings, isolated, name, body, dialect)
 
@@ -135,7 +134,7 @@ async def delete_catalog(name: Name, ws: WorkspaceDep, admin_key: AdminKey = Non
     409 while another process indexes it.
     """
     check_admin(ws.settings, admin_key, required=False, what="Deleting a catalog")
-    await run_in_threadpool(ws.delete, name)  # waits a little for a writer's lock: off the event loop
+    await run_in_threadpool(ws.catalogs.delete, name)  # waits a little for a writer's lock: off the event loop
     return Response(status_code=204)
 
 
@@ -160,10 +159,10 @@ def _index_ddl(settings: Settings, name: str, text: str, dialect: str | None) ->
 
     The DDL connector refuses text past ``max_ddl_bytes`` before parsing it.
     """
-    from connectors.ddl import catalog_from_ddl
+    from ..connectors.ddl import catalog_from_ddl
 
     options = {"catalog": name, "dialect": dialect, "source_name": "upload.sql", "max_bytes": settings.max_ddl_bytes}
-    return Workspace(settings).index_catalog(catalog_from_ddl(text, **options))
+    return Workspace(settings).catalogs.index_catalog(catalog_from_ddl(text, **options))
 
 
 def _decode(body: bytes) -> str:

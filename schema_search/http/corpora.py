@@ -30,38 +30,38 @@ TIME_LIMIT_S = 1800.0
 
 @router.get("", responses=problem_responses(409, 503))
 def list_corpora(ws: WorkspaceDep) -> list[CorpusInfo]:
-    return ws.corpora()
+    return ws.corpora.infos()
 
 
 @router.get("/{name}", responses=problem_responses(404, 409, 422, 503))
 def get_corpus(name: Name, ws: WorkspaceDep) -> CorpusInfo:
-    return ws.corpus_info(name)
+    return ws.corpora.info(name)
 
 
 @router.post("/{name}/search", tags=["search"], responses=problem_responses(404, 409, 413, 422, 503))
 async def search(name: Name, request: DocsSearchRequest, ws: WorkspaceDep) -> DocsSearchResponse:
     # On the event loop like the catalogs' search; opening a new generation in the thread pool.
-    if not ws.corpus_is_open(name):
-        await run_in_threadpool(ws.corpus_searcher, name)
-    return ws.search_docs(name, request.question, request.k)
+    if not ws.corpora.is_open(name):
+        await run_in_threadpool(ws.corpora.searcher, name)
+    return ws.corpora.search(name, request.question, request.k)
 
 
 @router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422, 503))
 def get_fields(name: Name, ws: WorkspaceDep) -> FieldsResponse:
     """The corpus's queryable tables and columns, with header-field coverage and the fields left out."""
-    return ws.corpus_fields(name)
+    return ws.corpora.fields(name)
 
 
 @router.post("/{name}/query", tags=["structured"], responses=problem_responses(400, 404, 409, 413, 422, 503))
 def query(name: Name, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
     """Count, filter, group: one read-only SELECT (`sql`) or the JSON form (`query`), run in a locked-down DuckDB."""
-    return ws.query_corpus(name, request)
+    return ws.corpora.query(name, request)
 
 
 @router.get("/{name}/documents/{source_id}", responses=problem_responses(404, 409, 422, 503))
 def get_document(name: Name, source_id: str, ws: WorkspaceDep) -> SourceDetail:
     """A chunk, or a whole document, by source ID (``S3fa21c``)."""
-    return ws.source(name, source_id)
+    return ws.corpora.source(name, source_id)
 
 
 @router.post(
@@ -133,7 +133,7 @@ async def delete_corpus(name: Name, ws: WorkspaceDep, admin_key: AdminKey = None
     /v1/catalogs/{name}``). 409 while another process indexes it.
     """
     check_admin(ws.settings, admin_key, required=False, what="Deleting a corpus")
-    await run_in_threadpool(ws.delete_corpus, name)
+    await run_in_threadpool(ws.corpora.delete, name)
     return Response(status_code=204)
 
 
@@ -147,7 +147,7 @@ def _index_upload(
             uploads.unpack(body, media_type, folder, s.max_upload_files, s.max_upload_bytes)
         else:
             uploads.write_files(files, folder, s.max_upload_files, s.max_upload_bytes)
-        return Workspace(s).index_corpus(folder, corpus=name, url_template=template, origin="upload")
+        return Workspace(s).corpora.index(folder, corpus=name, url_template=template, origin="upload")
 
 
 async def _form_files(request: Request, body: bytes, max_files: int) -> list[tuple[str, bytes]]:

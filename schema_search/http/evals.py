@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from starlette.responses import FileResponse, HTMLResponse
 
 from ..errors import ReportNotFound
-from ..eval_reports import EvalReport, report_path, reports
+from ..eval_reports import EvalReport, published, report_path, reports
 from ..settings import Settings
 from .deps import ReadKey, WorkspaceDep
 from .problems import problem_responses
@@ -24,11 +24,7 @@ PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; fra
 
 
 def results_folder(settings: Settings) -> Path:
-    if settings.eval_results is not None:
-        return settings.eval_results
-    import eval  # the eval suite's package: its results folder is the published one
-
-    return Path(eval.__file__).parent / "results"
+    return settings.eval_results if settings.eval_results is not None else published()
 
 
 @router.get("")

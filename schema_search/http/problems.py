@@ -14,7 +14,6 @@ from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse
 
 from .. import config, errors
-from ..agent import query_errors
 from ..errors import SchemaSearchError, TooManyRequests, Unauthorized, status_phrase
 
 PROBLEM = "application/problem+json"
@@ -23,7 +22,7 @@ PROBLEM_REF = "#/components/schemas/Problem"
 # warming up, no such path, a method the path does not take, a bug.
 APP_CODES = {"not_ready": 503, "no_such_route": 404, "method_not_allowed": 405, "internal_error": 500}
 # The modules whose errors reach an HTTP client (others are caught on the way, or belong to the CLI).
-ERROR_MODULES = (errors, query_errors, config)
+ERROR_MODULES = (errors, config)
 
 
 def codes() -> dict[str, int]:

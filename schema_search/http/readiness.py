@@ -52,8 +52,8 @@ class Readiness:
         """
         ws = self.workspace
         started = time.perf_counter()
-        ws.store.tidy()
-        ws.corpus_store.tidy()
+        ws.catalogs.store.tidy()
+        ws.corpora.store.tidy()
         problems: list[str] = []
         hints: list[str] = []
 
@@ -69,8 +69,8 @@ class Readiness:
                 failed(self._model_problem)
         opened = {"catalogs": [], "corpora": []}
         for kind, names, search in (
-            ("catalogs", ws.store.names(), ws.search),
-            ("corpora", ws.corpus_store.names(), ws.search_docs),
+            ("catalogs", ws.catalogs.store.names(), ws.catalogs.search),
+            ("corpora", ws.corpora.store.names(), ws.corpora.search),
         ):
             for name in names:
                 try:

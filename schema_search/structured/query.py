@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..agent.engines import jsonable
+from ..execute.engines import jsonable
 from ..errors import NotStructured
 from . import engine
 from .collection import Collection

@@ -1,4 +1,4 @@
-"""Collection queries in the sandbox's child process (:mod:`schema_search.agent.sandbox`).
+"""Collection queries in the sandbox's child process (:mod:`schema_search.sandbox`).
 
 DuckDB's interrupt stops a running query, but not one still being bound, nor a single
 expression that builds gigabytes of text (``lpad(..., 2000000000)``, a chain of
@@ -13,9 +13,8 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
-from .. import errors
-from ..agent import query_errors as execute
-from ..agent.sandbox import STARTUP_S, GRACE_S, Child, Stopped, encode, shared_child
+from ..errors import QueryStopped
+from ..sandbox import GRACE_S, STARTUP_S, Child, Stopped, encode, raise_reply, shared_child
 from .collection import Collection
 from .models import QueryResponse
 
@@ -44,15 +43,14 @@ class Sandbox:
             QueryStopped: the query was stopped (time, memory or size), or the child failed.
             and whatever ``run_query`` raises for bad input, re-raised here.
         """
-        request = {"op": "collection", "sql": sql, "form": form, "max_rows": max_rows, "timeout_s": timeout_s,
+        request = {"op": "schema_search.structured.sandbox:serve", "sql": sql, "form": form, "max_rows": max_rows, "timeout_s": timeout_s,
                    "memory_limit": memory_limit, "max_bytes": max_bytes}  # fmt: skip
         frame = encode(request)  # checked here: an oversized or absurdly nested request never reaches the child
         with self.child.lock:
             try:
                 if key != self.child.state:  # the tables first, on their own deadline: reading them is not the query's time
-                    loaded = self.child.call({"op": "load", "key": key, "collection": collection}, limit_s=STARTUP_S)
-                    if not loaded["ok"]:
-                        raise raised(loaded)
+                    load = {"op": "schema_search.structured.sandbox:serve_load", "key": key, "collection": collection}
+                    raise_reply(self.child.call(load, limit_s=STARTUP_S))
                     self.child.state = key
                 reply = self.child.call(request, limit_s=timeout_s + GRACE_S, frame=frame)
             except Stopped as stopped:
@@ -61,18 +59,10 @@ class Sandbox:
                     time_hint="Narrow it: filter first, avoid joining the table to itself or building long strings.",
                     memory_hint="Narrow it: select fewer or shorter values, filter first.",
                 ) from None
-        if reply["ok"]:
-            return QueryResponse.model_validate(reply["response"])
-        raise raised(reply)
+        return QueryResponse.model_validate(raise_reply(reply)["response"])
 
     def close(self) -> None:
         self.child.close()
-
-
-def raised(reply: dict) -> errors.SchemaSearchError:
-    """The error a child's failed reply stands for, as its own class."""
-    kind = getattr(errors, reply["error"], None) or getattr(execute, reply["error"], None) or execute.QueryFailed
-    return kind(reply["detail"], hint=reply["hint"])
 
 
 def shared_sandbox(memory_bytes: int) -> Sandbox:
@@ -103,7 +93,7 @@ def serve(request: dict, state: dict) -> dict:
     ).model_dump(mode="json")
     limit = request.get("max_bytes")
     if limit is not None and len(pickle.dumps(response["rows"])) > limit:
-        raise execute.QueryStopped(
+        raise QueryStopped(
             f"The result is larger than {limit:,} bytes and was not returned.",
             hint="Select fewer or shorter columns, or aggregate.",
         )

@@ -63,3 +63,29 @@ def test_errors_go_to_stderr_with_exit_2(home, capsys, argv):
     captured = capsys.readouterr()
     assert "\nerror: " in "\n" + captured.err and "Traceback" not in captured.err
     assert "secret" not in captured.err
+
+
+@pytest.mark.parametrize(
+    "argv, module",
+    [
+        (["eval"], "eval.tables"),
+        (["docs", "eval", "--corpus", "handbook"], "eval.docs"),
+        (["csr", "score"], "eval.csr"),
+    ],
+)
+def test_commands_that_moved_to_the_eval_suite_forward_there_with_a_note(argv, module, tmp_path, capfd):
+    """``schema-search eval``, ``docs eval`` and ``csr`` run the eval suite's program (a checkout's), same arguments."""
+    assert main(["--home", str(tmp_path), *argv, "/nonexistent/input"]) == 2  # the eval suite's own error
+    err = capfd.readouterr().err
+    assert f"is now `python -m {module}`" in err
+    assert "error:" in err and "/nonexistent/input" in err
+
+
+def test_the_eval_suite_is_never_imported_by_the_product():
+    """The suite measures the product from outside: a moved command runs it as a program of its own."""
+    import subprocess
+    import sys
+
+    code = "import sys, schema_search.cli.main, schema_search.http, schema_search.mcp; print('eval' in sys.modules)"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
+    assert found.stdout.strip() == "False", found.stderr

@@ -13,7 +13,10 @@ import pytest
 
 from schema_search import __version__
 from schema_search.cli import main
-from schema_search.cli.main import _parser
+from eval.csr import __main__ as eval_csr
+from eval.docs import __main__ as eval_docs
+from eval.tables import __main__ as eval_tables
+from schema_search.cli.main import _parser, prepared
 from schema_search.cli.output import confirm
 from schema_search.core.index import open_index
 from schema_search.settings import Settings
@@ -79,10 +82,7 @@ def test_every_command_takes_the_global_options_even_those_built_elsewhere():
     parser = _parser()
     for command in _subcommands(parser):
         flags = set(command._option_string_actions)
-        assert "--home" in flags, command.prog
-        # eval and docs eval keep their own --config (configuration names); the file goes before them.
-        if command.prog not in ("schema-search eval", "schema-search docs eval"):
-            assert "--config" in flags, command.prog
+        assert {"--home", "--config"} <= flags, command.prog
     args = parser.parse_args(["ask", "q?", "--catalog", "c", "--model", "m", "--home", "/tmp/h", "--config", "c.toml"])
     assert (str(args.home), str(args.config_file)) == ("/tmp/h", "c.toml")
     args = parser.parse_args(["--home", "/tmp/h", "mcp", "--catalog", "c"])
@@ -110,17 +110,22 @@ def test_index_warnings_go_to_stderr_and_json_stdout_is_only_json(home, tmp_path
     assert "Reading" in captured.err
 
 
-def _commands():
-    parser = _parser()
-    return [parser, *_subcommands(parser)]
+def _commands(parser=None):
+    """Every command, without those that moved to the eval suite (they only forward; see test_cli.py)."""
+    parser = parser or _parser()
+    return [c for c in [parser, *_subcommands(parser)] if not c.get_default("moved")]
 
 
-def test_every_argument_has_help_and_every_command_examples():
+@pytest.mark.parametrize("parser, prefix", [
+    (_parser, "schema-search"),
+    *[(module.parser, f"python -m {module.__package__}") for module in (eval_tables, eval_docs, eval_csr)],
+], ids=["schema-search", "eval.tables", "eval.docs", "eval.csr"])  # fmt: skip
+def test_every_argument_has_help_and_every_command_examples(parser, prefix):
     missing_help, no_examples = [], []
-    for command in _commands():
+    for command in _commands(prepared(parser())):
         missing_help += [f"{command.prog} {a.dest}" for a in command._actions if not a.help]
         lines = (command.epilog or "").splitlines()
-        examples = [line for line in lines[1:] if line.startswith("  schema-search")]
+        examples = [line for line in lines[1:] if line.startswith(f"  {prefix}")]
         if not lines or lines[0] != "examples:" or not 1 <= len(examples) <= 3:
             no_examples.append(command.prog)
     assert not missing_help, missing_help
@@ -149,7 +154,7 @@ def test_the_examples_parse():
 def test_delete_catalog_then_search_is_not_found_and_others_stay(home, tmp_path, capsys):
     assert _index(home, tmp_path, "crm") == 0 and _index(home, tmp_path, "other") == 0
     workspace = Workspace(Settings(home=home, dense=False))
-    workspace.searcher("other")
+    workspace.catalogs.searcher("other")
     capsys.readouterr()
     assert main(["delete", "--catalog", "crm", "--yes", "--home", str(home)]) == 0
     assert capsys.readouterr().out.strip() == "Deleted catalog 'crm'."
@@ -158,9 +163,9 @@ def test_delete_catalog_then_search_is_not_found_and_others_stay(home, tmp_path,
     assert "No catalog named 'crm'" in capsys.readouterr().err
     assert main(["search", "industry", "--catalog", "other", "--home", str(home)]) == 0
     # The same workspace (an HTTP server's) forgets the searcher it had open.
-    workspace.delete("other")
+    workspace.catalogs.delete("other")
     with pytest.raises(Exception, match="No catalog named 'other'"):
-        workspace.search("other", "industry")
+        workspace.catalogs.search("other", "industry")
     assert (home / "catalogs").is_dir() and not (home / "catalogs" / "other").exists()
 
 
@@ -168,9 +173,9 @@ def test_workspace_delete_drops_its_cached_searcher(tmp_path):
     from ..conftest import tiny_catalog
 
     workspace = Workspace(Settings(home=tmp_path, dense=False))
-    workspace.index_catalog(tiny_catalog("a"))
-    opened = weakref.ref(workspace.searcher("a"))
-    workspace.delete("a")
+    workspace.catalogs.index_catalog(tiny_catalog("a"))
+    opened = weakref.ref(workspace.catalogs.searcher("a"))
+    workspace.catalogs.delete("a")
     import gc
 
     gc.collect()
@@ -279,7 +284,7 @@ def test_index_progress_reports_embedding_and_never_runs_ahead(tmp_path, monkeyp
     spy = Spy(workspace.embedder())
     monkeypatch.setattr(workspace, "embedder", lambda: spy)
     recorder = Recorder(lambda: spy.texts)
-    workspace.index_source(str(SAMPLES / "shop.sql"), catalog="shop", progress=recorder)
+    workspace.catalogs.index(str(SAMPLES / "shop.sql"), catalog="shop", progress=recorder)
     embedding = [e for e in recorder.events if e[0] == "embedding"]
     assert embedding and embedding[0][2] == 12  # the phase is reported, for every table
     # No count claims more tables embedded than the model has encoded...

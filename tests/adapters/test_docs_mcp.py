@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
-from schema_search.mcp import create_server
+from schema_search.mcp.server import create_server
 from schema_search.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,7 +55,7 @@ def test_a_catalog_and_a_corpus_in_one_server(handbook_workspace: Workspace, tin
     # The tiny catalog lives in another data dir: index it beside the handbook.
     from ..conftest import tiny_catalog
 
-    handbook_workspace.index_catalog(tiny_catalog())
+    handbook_workspace.catalogs.index_catalog(tiny_catalog())
 
     async def run():
         async with Client(create_server(handbook_workspace, "tiny", ["handbook"])) as client:
@@ -69,7 +69,7 @@ def test_a_catalog_and_a_corpus_in_one_server(handbook_workspace: Workspace, tin
     tools, report = anyio.run(run)
     assert {"search_tables", "get_table", "validate_sql", "search_docs", "get_document", "resolve_citations"} <= tools
     assert report["ok"] and [c["kind"] for c in report["cited"]] == ["table", "document"]
-    handbook_workspace.delete("tiny")
+    handbook_workspace.catalogs.delete("tiny")
 
 
 def test_nothing_to_serve_still_starts_and_says_so(handbook_workspace: Workspace) -> None:

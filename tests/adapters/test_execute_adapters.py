@@ -3,7 +3,7 @@ bound to its values, on the sample shop database (sample_schemas/shop.sql + shop
 config file.
 
 The MCP calls go through the SDK's own client; the HTTP calls through the app. Expected revenue is
-computed in Python from the raw rows (tests/agent/sample_shop.py), not by the SQL under test.
+computed in Python from the raw rows (tests/sample_shop.py), not by the SQL under test.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from mcp import Client
 from schema_search.cli.mcp import mcp_server
 from schema_search.errors import ModelUnavailable
 from schema_search.http import create_app
-from schema_search.mcp import create_server
+from schema_search.mcp.server import create_server
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
-from ..agent import sample_shop
+from .. import sample_shop
 
 QUESTION = "What was the revenue of Acme last month?"
 VAGUE = (
@@ -44,8 +44,8 @@ def config(tmp_path: Path) -> Path:
     """shop (with its database configured for queries) and crm (search only), indexed without the dense channel."""
     database = sample_shop.build(tmp_path / "shop.db")
     workspace = Workspace(Settings(home=tmp_path / "data", dense=False))
-    workspace.index_source(f"sqlite:///{database}", catalog="shop")
-    workspace.index_source(str(Path(sample_shop.REPO) / "sample_schemas" / "crm.sql"), catalog="crm")
+    workspace.catalogs.index(f"sqlite:///{database}", catalog="shop")
+    workspace.catalogs.index(str(Path(sample_shop.REPO) / "sample_schemas" / "crm.sql"), catalog="crm")
     path = tmp_path / "schema-search.toml"
     path.write_text('home = "data"\ndense = false\n[catalogs.shop]\nurl = "sqlite:///shop.db"\n[catalogs.crm]\n')
     return path
@@ -79,10 +79,12 @@ def test_mcp_execute_sql_asks_first_then_runs_only_the_approved_values(config: P
             ran = await client.call_tool(
                 "execute_sql", {"sql": EXACT, "question": QUESTION, "catalog": "shop", "approval": verdict}
             )
+            cites = " ".join(t["cite"] for t in ran.structured_content["tables"])
+            resolved = await client.call_tool("resolve_citations", {"text": f"Revenue {cites}."})
             off = await client.call_tool("execute_sql", {"sql": "SELECT 1", "question": "one", "catalog": "crm"})
-            return tool, vague, unapproved, ready, changed, ran, off
+            return tool, vague, unapproved, ready, changed, ran, resolved, off
 
-    tool, vague, unapproved, ready, changed, ran, off = anyio.run(run)
+    tool, vague, unapproved, ready, changed, ran, resolved, off = anyio.run(run)
     # The [required] tag is binding in the input schema, and the [confirm] tag is in the description.
     assert "question" in tool.input_schema["required"] and tool.input_schema["properties"]["question"]["minLength"] == 1
     assert "[confirm]" in tool.description
@@ -98,12 +100,14 @@ def test_mcp_execute_sql_asks_first_then_runs_only_the_approved_values(config: P
     assert "value:main.suppliers.company_name" in changed.structured_content["message"]
     assert ran.structured_content["status"] == "executed"
     assert ran.structured_content["result"]["rows"] == [[expected]]
+    # The tables a query read are citable, as search results are.
+    assert resolved.structured_content["fabricated"] == [] and "main.suppliers" in resolved.structured_content["text"]
     assert off.is_error and "no database is configured" in off.content[0].text
 
 
 def test_mcp_offers_execute_sql_only_where_a_database_is_configured(tmp_path: Path) -> None:
     workspace = Workspace(Settings(home=tmp_path / "data", dense=False))
-    workspace.index_source(str(Path(sample_shop.REPO) / "sample_schemas" / "shop.sql"), catalog="shop")
+    workspace.catalogs.index(str(Path(sample_shop.REPO) / "sample_schemas" / "shop.sql"), catalog="shop")
     path = tmp_path / "schema-search.toml"
     path.write_text('home = "data"\ndense = false\n[catalogs.shop]\n')
 

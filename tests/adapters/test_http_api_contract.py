@@ -35,8 +35,8 @@ FORM = (
 
 def _workspace(tmp_path, **settings) -> Workspace:
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False, **settings))
-    workspace.index_catalog(tiny_catalog())
-    workspace.index_catalog(tiny_catalog("other"))
+    workspace.catalogs.index_catalog(tiny_catalog())
+    workspace.catalogs.index_catalog(tiny_catalog("other"))
     return workspace
 
 
@@ -183,7 +183,7 @@ def test_the_body_limit_names_its_code_too(tmp_path):
 def test_an_ambiguous_table_name_is_a_conflict_that_lists_the_tables(tmp_path):
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False))
     orders = [Table(schema, "orders", columns=(Column("id", "BIGINT"),)) for schema in ("sales", "archive")]
-    workspace.index_catalog(Catalog("shop", tuple(orders), source={"kind": "test"}))
+    workspace.catalogs.index_catalog(Catalog("shop", tuple(orders), source={"kind": "test"}))
     client = TestClient(create_app(workspace=workspace))
     body = _problem(client.get("/v1/catalogs/shop/tables/orders"), 409, "table_ambiguous")
     assert body["title"] == "Conflict" and "ambiguous" in body["detail"]
@@ -323,7 +323,7 @@ def test_delete_needs_the_admin_key_where_one_is_set(tmp_path):
 
 def test_delete_while_another_process_indexes_is_a_409_and_deletes_nothing(client):
     workspace = client.app.state.workspace
-    with open(workspace.store.root / "tiny" / LOCK_FILE, "a+") as lock:
+    with open(workspace.catalogs.store.root / "tiny" / LOCK_FILE, "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # what a writer in another process holds
         try:
             body = _problem(client.delete("/v1/catalogs/tiny"), 409, "being_indexed")

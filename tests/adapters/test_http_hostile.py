@@ -24,7 +24,7 @@ DDL = "CREATE TABLE crm.accounts (id BIGINT PRIMARY KEY, name TEXT);\nCOMMENT ON
 @pytest.fixture
 def workspace(tmp_path):
     ws = Workspace(Settings(home=tmp_path / "home", dense=False))
-    ws.index_catalog(tiny_catalog())
+    ws.catalogs.index_catalog(tiny_catalog())
     return ws
 
 
@@ -168,14 +168,14 @@ def test_requests_past_the_limit_get_429_with_retry_after_and_probes_still_answe
     limited = _with(workspace, max_concurrent_requests=2)
     release = threading.Event()
     entered = threading.Semaphore(0)
-    listed = limited.catalogs
+    listed = limited.catalogs.infos
 
     def slow_catalogs():  # a sync route: it holds its slot in the thread pool until released
         entered.release()
         release.wait(10)
         return listed()
 
-    monkeypatch.setattr(limited, "catalogs", slow_catalogs)
+    monkeypatch.setattr(limited.catalogs, "infos", slow_catalogs)
     app = create_app(workspace=limited)
 
     async def scenario():

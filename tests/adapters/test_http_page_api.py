@@ -94,7 +94,7 @@ def test_the_overview_counts_generated_descriptions(workspace):
         if t.name == "contacts" else t
         for t in catalog.tables
     ]
-    workspace.index_catalog(replace(catalog, tables=tuple(described)))
+    workspace.catalogs.index_catalog(replace(catalog, tables=tuple(described)))
     info = TestClient(create_app(workspace=workspace)).get("/v1/catalogs/tiny").json()
     assert (info["described"], info["description_models"], info["described_at"]) == (
         1, ["local/smollm2"], "2026-11-30T10:00:00Z"
@@ -160,7 +160,7 @@ def test_with_a_read_key_set_the_page_probes_and_server_info_need_none(keyed):
 
 def test_a_write_sent_by_another_sites_page_is_refused_and_changes_nothing(tiny_workspace):
     client = TestClient(create_app(workspace=tiny_workspace), base_url="http://127.0.0.1:8000")
-    before = tiny_workspace.store.current("tiny").id
+    before = tiny_workspace.catalogs.store.current("tiny").id
     ddl = "CREATE TABLE evil (id INT);"
     sent = {"Content-Type": "text/plain"}
     for browser in (
@@ -171,7 +171,7 @@ def test_a_write_sent_by_another_sites_page_is_refused_and_changes_nothing(tiny_
     ):
         _problem(client.post("/v1/catalogs/tiny", content=ddl, headers=sent | browser), 403, "cross_origin_write")
     _problem(client.delete("/v1/catalogs/tiny", headers={"Sec-Fetch-Site": "cross-site"}), 403, "cross_origin_write")
-    assert tiny_workspace.store.current("tiny").id == before
+    assert tiny_workspace.catalogs.store.current("tiny").id == before
     # The server's own page, and clients that are not browsers, may write.
     own = {"Content-Type": "application/sql", "Sec-Fetch-Site": "same-origin", "Origin": "http://127.0.0.1:8000"}
     assert client.post("/v1/catalogs/own", content=ddl, headers=own).status_code == 200

@@ -17,7 +17,7 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
-from schema_search.mcp import create_server
+from schema_search.mcp.server import create_server
 from schema_search.settings import Settings
 from schema_search.tables.catalog import Catalog, Column, Description, Table
 from schema_search.workspace import Workspace
@@ -136,7 +136,7 @@ def test_schema_text_goes_out_fenced_as_data(tmp_path: Path) -> None:
         description=Description(attack, "some-model", "v1", "2024-01-01", "x"),
     )
     workspace = Workspace(Settings(home=tmp_path, dense=False))
-    workspace.index_catalog(Catalog("evil", (notes,)))
+    workspace.catalogs.index_catalog(Catalog("evil", (notes,)))
 
     async def run():
         async with Client(create_server(workspace, "evil")) as client:

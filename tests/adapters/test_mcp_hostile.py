@@ -19,8 +19,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from schema_search.mcp import create_server
-from schema_search.mcp_input import MAX_DEPTH
+from schema_search.mcp.server import create_server
+from schema_search.mcp.arguments import MAX_DEPTH
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
@@ -55,8 +55,8 @@ def _nested(depth: int) -> dict:
 def served(tmp_path: Path) -> Workspace:
     """The shop catalog and the handbook corpus, dense channel off: this is about arguments, not ranking."""
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False))
-    workspace.index_source(f"sqlite:///{make_shop_db(tmp_path / 'shop.db')}", catalog="shop")
-    workspace.index_corpus(HANDBOOK, corpus="handbook")
+    workspace.catalogs.index(f"sqlite:///{make_shop_db(tmp_path / 'shop.db')}", catalog="shop")
+    workspace.corpora.index(HANDBOOK, corpus="handbook")
     return workspace
 
 

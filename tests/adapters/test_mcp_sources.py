@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 
 from schema_search.cli.mcp import mcp_server, served
 from schema_search.errors import ModelUnavailable
-from schema_search.mcp import create_server
+from schema_search.mcp.server import create_server
 from schema_search.settings import Settings
 from schema_search.tables.catalog import source_id
 from schema_search.workspace import Workspace
@@ -42,13 +42,13 @@ def _args(catalog=(), corpus=()) -> argparse.Namespace:
 def home(tmp_path: Path) -> Path:
     """Catalogs shop (a SQLite database) and crm (sample DDL), corpus notes, indexed without the dense channel."""
     workspace = Workspace(Settings(home=tmp_path / "data", dense=False))
-    workspace.index_source(f"sqlite:///{make_shop_db(tmp_path / 'shop.db')}", catalog="shop")
-    workspace.index_source(str(SAMPLES / "crm.sql"), catalog="crm")
+    workspace.catalogs.index(f"sqlite:///{make_shop_db(tmp_path / 'shop.db')}", catalog="shop")
+    workspace.catalogs.index(str(SAMPLES / "crm.sql"), catalog="crm")
     folder = tmp_path / "notes"
     folder.mkdir()
     for name, text in NOTES.items():
         (folder / name).write_text(text, encoding="utf-8")
-    workspace.index_corpus(folder, corpus="notes")
+    workspace.corpora.index(folder, corpus="notes")
     return tmp_path
 
 
@@ -108,10 +108,10 @@ def test_a_config_file_serves_two_catalogs_and_a_corpus_in_one_server(config: Pa
     listed = sources.structured_content
     shop, crm = listed["catalogs"]
     workspace = Workspace(settings)
-    assert (shop["name"], shop["tables"], shop["views"]) == ("shop", workspace.info("shop").tables, workspace.info("shop").views)
+    assert (shop["name"], shop["tables"], shop["views"]) == ("shop", workspace.catalogs.info("shop").tables, workspace.catalogs.info("shop").views)
     assert shop["dialect"] == "sqlite" and shop["execution"] and shop["instructions"] == "Amounts are in EUR."
     assert shop["resource"] == "schema-search://catalogs/shop/tables" and "search_tables" in shop["tools"]
-    assert crm["name"] == "crm" and crm["available"] and crm["tables"] == workspace.info("crm").tables and crm["execution"]
+    assert crm["name"] == "crm" and crm["available"] and crm["tables"] == workspace.catalogs.info("crm").tables and crm["execution"]
     [notes] = listed["corpora"]
     assert (notes["name"], notes["documents"], notes["available"]) == ("notes", 2, True) and "search_docs" in notes["tools"]
     assert "catalog 'shop': " in sources.content[0].text and "operator's instructions: Amounts are in EUR." in sources.content[0].text
@@ -189,7 +189,7 @@ def test_tables_are_resources_and_no_prompts_are_declared(home: Path) -> None:
     assert capabilities.resources is not None and capabilities.tools is not None
     assert [str(r.uri) for r in resources] == ["schema-search://catalogs/shop/tables", "schema-search://catalogs/crm/tables"]
     [content] = contents
-    shop = workspace.searcher("shop").catalog
+    shop = workspace.catalogs.searcher("shop").catalog
     for table in shop.tables:
         assert f"[{source_id('shop', table.id)}] {table.id} ({table.kind})" in content.text
     assert content.text.count("\n[T") == len(shop.tables)

@@ -32,8 +32,8 @@ def test_an_app_built_without_warming_is_ready_at_once(tiny_workspace):
 def test_a_catalog_that_cannot_open_is_named_and_the_others_still_answer(tiny_workspace):
     from ..conftest import tiny_catalog
 
-    tiny_workspace.index_catalog(tiny_catalog("broken"))
-    (tiny_workspace.store.current("broken").path / "catalog.json").write_text("{not json")
+    tiny_workspace.catalogs.index_catalog(tiny_catalog("broken"))
+    (tiny_workspace.catalogs.store.current("broken").path / "catalog.json").write_text("{not json")
     with TestClient(create_app(workspace=tiny_workspace, warm=True)) as client:
         body = client.get("/readyz").json()
         assert body["status"] == "degraded" and body["catalogs"] == ["tiny"]

@@ -12,7 +12,7 @@ from mcp import Client
 
 from schema_search.cli import main
 from schema_search.http import create_app
-from schema_search.mcp import create_server
+from schema_search.mcp.server import create_server
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
@@ -27,13 +27,13 @@ COUNT_FINAL = "SELECT count(*) AS n FROM documents WHERE status = 'Final'"
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("structured")
     workspace = Workspace(Settings(home=root / "home", dense=False))
-    workspace.index_corpus(copy_peps(root / "peps"), corpus="peps")
+    workspace.corpora.index(copy_peps(root / "peps"), corpus="peps")
     plain = root / "plain"
     plain.mkdir()
     for n in range(3):
         (plain / f"note{n}.md").write_text(f"# Note {n}\n\nJust prose, no header.\n")
-    workspace.index_corpus(plain, corpus="plain")
-    workspace.index_catalog(tiny_catalog("tiny"))
+    workspace.corpora.index(plain, corpus="plain")
+    workspace.catalogs.index_catalog(tiny_catalog("tiny"))
     return root / "home"
 
 
@@ -117,26 +117,26 @@ def test_http_refusals_are_problem_json(http: TestClient, path: str, body: dict,
 
 def test_rebuilding_the_fields_shares_the_index_and_leaves_the_live_one_searchable(tmp_path: Path) -> None:
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False))
-    workspace.index_corpus(copy_peps(tmp_path / "peps"), corpus="peps")
-    before = workspace.corpus_store.current("peps")
-    searcher = workspace.corpus_searcher("peps")  # opened on the old generation, like a search in flight
-    rebuilt = workspace.rebuild_fields("peps", exact=["status"])
-    after = workspace.corpus_store.current("peps")
+    workspace.corpora.index(copy_peps(tmp_path / "peps"), corpus="peps")
+    before = workspace.corpora.store.current("peps")
+    searcher = workspace.corpora.searcher("peps")  # opened on the old generation, like a search in flight
+    rebuilt = workspace.corpora.rebuild_fields("peps", exact=["status"])
+    after = workspace.corpora.store.current("peps")
     assert after.id != before.id and (before.path / "structured.json").exists()
     status = next(c for c in rebuilt.tables[0].columns if c.name == "status")
     assert status.exact and after.manifest()["derived_from"] == before.id
     shared = [p.relative_to(before.path) for p in before.index_path.rglob("*") if p.is_file()]
     assert shared and all((after.path / p).stat().st_ino == (before.path / p).stat().st_ino for p in shared)
-    assert searcher.search("assignment expressions", 3, workspace.docs_config()).ranking
-    assert workspace.search_docs("peps", "assignment expressions", 3).results
+    assert searcher.search("assignment expressions", 3, workspace.corpora.config()).ranking
+    assert workspace.corpora.search("peps", "assignment expressions", 3).results
     # The choice outlives a plain rebuild and a re-index; a later --plain-fields undoes it.
     def exact(response) -> set[str]:
         return {c.name for c in response.tables[0].columns if c.exact}
 
-    assert "status" in exact(workspace.rebuild_fields("peps"))
-    workspace.index_corpus(tmp_path / "peps", corpus="peps")
-    assert "status" in exact(workspace.corpus_fields("peps"))
-    assert "status" not in exact(workspace.rebuild_fields("peps", plain=["status"]))
+    assert "status" in exact(workspace.corpora.rebuild_fields("peps"))
+    workspace.corpora.index(tmp_path / "peps", corpus="peps")
+    assert "status" in exact(workspace.corpora.fields("peps"))
+    assert "status" not in exact(workspace.corpora.rebuild_fields("peps", plain=["status"]))
 
 
 def test_mcp_describe_query_and_placeholders_round_trip(home: Path) -> None:

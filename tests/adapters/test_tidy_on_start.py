@@ -22,10 +22,10 @@ def crashed(tmp_path: Path) -> tuple[Settings, list[Path]]:
     """A home with a catalog and a corpus, each beside a generation an ``index`` was killed building."""
     settings = Settings(home=tmp_path / "home", dense=False)
     workspace = Workspace(settings)
-    workspace.index_catalog(tiny_catalog())
-    workspace.index_corpus(HANDBOOK, corpus="handbook")
+    workspace.catalogs.index_catalog(tiny_catalog())
+    workspace.corpora.index(HANDBOOK, corpus="handbook")
     halves = []
-    for store, name in ((workspace.store, "tiny"), (workspace.corpus_store, "handbook")):
+    for store, name in ((workspace.catalogs.store, "tiny"), (workspace.corpora.store, "handbook")):
         half = store.root / name / "gen-20250101T000000-000000001"  # no manifest: never finished
         (half / "index").mkdir(parents=True)
         (half / "index" / "segment").write_bytes(b"x" * 1000)
@@ -41,8 +41,8 @@ def test_a_warming_worker_removes_half_built_generations(crashed) -> None:
     assert not any(half.exists() for half in halves)
     report = readiness.report()
     assert report["status"] == "ready" and report["catalogs"] == ["tiny"] and report["corpora"] == ["handbook"]
-    assert workspace.search("tiny", "contacts email", 3).candidates
-    assert workspace.search_docs("handbook", "who approves a refund?", 3).results
+    assert workspace.catalogs.search("tiny", "contacts email", 3).candidates
+    assert workspace.corpora.search("handbook", "who approves a refund?", 3).results
 
 
 def test_the_mcp_command_removes_them_before_it_serves(crashed) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from schema_search.agent import ask as agent
 from schema_search.agent.ask import AgentFailed, ModelNotReady, ask
-from schema_search.agent.table_tools import SchemaTools
+from schema_search.tools.tables import SchemaTools
 from schema_search.cli import main
 from schema_search.workspace import Workspace
 
@@ -232,7 +232,7 @@ def test_execute_from_a_ddl_catalog_says_what_to_give(
 ) -> None:
     workspace = Workspace(shop_settings)
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
-    workspace.index_source(str(Path(__file__).parents[2] / "sample_schemas" / "shop.sql"), catalog="ddlshop")
+    workspace.catalogs.index(str(Path(__file__).parents[2] / "sample_schemas" / "shop.sql"), catalog="ddlshop")
     never = lambda **kwargs: pytest.fail("no model call expected")  # noqa: E731
     monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None, **_: never)
     code = main(["--home", str(workspace.settings.home), "ask", "q", "--catalog", "ddlshop", "--model", "x", "--execute"])
@@ -244,7 +244,7 @@ def test_execute_from_a_ddl_catalog_says_what_to_give(
 def test_ask_execute_prints_the_open_questions_instead_of_running_then_runs_once_answered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    from . import sample_shop
+    from .. import sample_shop
 
     database = sample_shop.build(tmp_path / "shop.db")
     home = str(tmp_path / "home")

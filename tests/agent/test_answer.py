@@ -10,9 +10,9 @@ import pytest
 
 from schema_search.agent import ask as agent
 from schema_search.agent.answer import SYSTEM, TOOL_SPECS, answer
-from schema_search.agent.collection_tools import DESCRIPTIONS, CollectionTools
-from schema_search.agent.doc_tools import DESCRIPTIONS as DOC_DESCRIPTIONS
-from schema_search.agent.doc_tools import DocTools
+from schema_search.tools.collections import DESCRIPTIONS, CollectionTools
+from schema_search.tools.docs import DESCRIPTIONS as DOC_DESCRIPTIONS
+from schema_search.tools.docs import DocTools
 from schema_search.cli import main
 from schema_search.settings import Settings
 from schema_search.structured.models import QueryRequest
@@ -39,7 +39,7 @@ class DocModel(ScriptedModel):
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     root = tmp_path_factory.mktemp("answer")
     workspace = Workspace(Settings(home=root / "home", dense=False))
-    workspace.index_corpus(copy_peps(root / "peps"), corpus="peps")
+    workspace.corpora.index(copy_peps(root / "peps"), corpus="peps")
     return workspace
 
 
@@ -68,7 +68,7 @@ def test_a_count_is_answered_by_sql_and_cites_the_rows_it_counted(workspace: Wor
     )
     collections, docs = tools(workspace)
     result = answer("How many PEPs are Final?", collections=collections, docs=docs, model="x", complete=model)
-    finals = workspace.query_corpus("peps", QueryRequest(sql="SELECT source_id FROM documents WHERE status = 'Final'"))
+    finals = workspace.corpora.query("peps", QueryRequest(sql="SELECT source_id FROM documents WHERE status = 'Final'"))
     assert result.tools == ["describe_collection", "query_collection", "answer"]
     assert result.ok and {c.id for c in result.cited} == {row[0] for row in finals.rows}
     assert result.text.startswith(f"{len(finals.rows)} of them are Final: [")

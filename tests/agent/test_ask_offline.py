@@ -31,7 +31,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
     settings = Settings(home=tmp_path / "home", dense=False)
-    Workspace(settings).index_source(str(SHOP), catalog="shop")
+    Workspace(settings).catalogs.index(str(SHOP), catalog="shop")
     return str(settings.home)
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from connectors import ddl
-from connectors.ddl_statements import split_statements, statement_label
+from schema_search.connectors import ddl
+from schema_search.connectors.ddl_statements import split_statements, statement_label
 from schema_search.errors import SourceError
 from schema_search.tables.catalog import Catalog, Column, ForeignKey
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from connectors import ddl
+from schema_search.connectors import ddl
 from schema_search.cli import main
 from schema_search.errors import PayloadTooLarge
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-import connectors
+from schema_search import connectors
 
 from ..conftest import SAMPLES
 

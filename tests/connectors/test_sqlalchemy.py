@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import create_engine, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from connectors import sqlalchemy_url
+from schema_search.connectors import sqlalchemy_url
 from schema_search.errors import SourceError
 from schema_search.tables.catalog import Column, ForeignKey
 

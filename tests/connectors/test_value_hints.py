@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-import connectors
-from connectors.values import ValueHints
+from schema_search import connectors
+from schema_search.connectors.values import ValueHints
 from schema_search.settings import Settings
 from schema_search.tables.catalog import Catalog
 from schema_search.workspace import Workspace
@@ -242,16 +242,16 @@ def test_no_value_hints_means_no_rows_read(crm_db: Path) -> None:
 
 def test_the_setting_off_gives_no_values(crm_db: Path, tmp_path: Path) -> None:
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False, value_hints=False))
-    workspace.index_source(f"sqlite:///{crm_db}", catalog="crm")
-    stored = (workspace.store.current("crm").path / "catalog.json").read_text()
+    workspace.catalogs.index(f"sqlite:///{crm_db}", catalog="crm")
+    stored = (workspace.catalogs.store.current("crm").path / "catalog.json").read_text()
     assert '"values"' not in stored
-    assert workspace.store.current("crm").manifest()["coverage"]["values"] == 0.0
+    assert workspace.catalogs.store.current("crm").manifest()["coverage"]["values"] == 0.0
 
 
 def test_a_ddl_source_gives_no_values_and_keeps_its_json(tmp_path: Path) -> None:
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False))
-    workspace.index_source(str(SAMPLES / "shop.sql"), catalog="shop", dialect="sqlite")
-    generation = workspace.store.current("shop")
+    workspace.catalogs.index(str(SAMPLES / "shop.sql"), catalog="shop", dialect="sqlite")
+    generation = workspace.catalogs.store.current("shop")
     assert '"values"' not in (generation.path / "catalog.json").read_text()
     assert generation.manifest()["coverage"]["values"] == 0.0
 
@@ -269,12 +269,12 @@ def test_values_are_stored_with_the_generation_and_never_logged_or_printed(
     # SQLAlchemy's own logging at DEBUG too: it would log every row fetched through it.
     with caplog.at_level(logging.DEBUG), caplog.at_level(logging.DEBUG, logger="sqlalchemy"):
         workspace = Workspace(settings)
-        result = workspace.index_source(f"sqlite:///{crm_db}", catalog="crm", progress=lambda items, label: items)
-        workspace.search("crm", "contacts of xmagnet", 5)
-    stored = json.loads((workspace.store.current("crm").path / "catalog.json").read_text())
+        result = workspace.catalogs.index(f"sqlite:///{crm_db}", catalog="crm", progress=lambda items, label: items)
+        workspace.catalogs.search("crm", "contacts of xmagnet", 5)
+    stored = json.loads((workspace.catalogs.store.current("crm").path / "catalog.json").read_text())
     accounts = next(t for t in stored["tables"] if t["name"] == "accounts")
     assert next(c for c in accounts["columns"] if c["name"] == "name")["values"] == ["Acme Corp", "Globex", "xmagnet"]
-    assert workspace.store.current("crm").manifest()["coverage"]["values"] > 0
+    assert workspace.catalogs.store.current("crm").manifest()["coverage"]["values"] > 0
     shown = caplog.text + capsys.readouterr().err + "\n".join(result.catalog.warnings)
     assert "endless" in shown  # the warning is there, naming the table
     for value in ("xmagnet", "Acme Corp", "Globex", "urgent", "Ann", "CTO"):
@@ -295,22 +295,22 @@ def test_values_stay_out_of_the_other_fields_and_the_embedding_text(crm_db: Path
 
 def test_a_question_naming_a_stored_value_finds_its_table_sqlite(crm_db: Path, tmp_path: Path) -> None:
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False))
-    workspace.index_source(f"sqlite:///{crm_db}", catalog="crm")
-    found = {c.table: c for c in workspace.search("crm", "contacts of xmagnet", 5).candidates}
+    workspace.catalogs.index(f"sqlite:///{crm_db}", catalog="crm")
+    found = {c.table: c for c in workspace.catalogs.search("crm", "contacts of xmagnet", 5).candidates}
     assert "main.accounts" in found
     assert [m.model_dump() for m in found["main.accounts"].matched_values] == [
         {"column": "name", "values": ["xmagnet"]}
     ]
     assert found["main.accounts"].channels["values"] == 1
-    tickets = workspace.search("crm", "tickets with priority urgent", 5).candidates[0]
+    tickets = workspace.catalogs.search("crm", "tickets with priority urgent", 5).candidates[0]
     assert tickets.table == "main.tickets"
     assert [m.model_dump() for m in tickets.matched_values] == [{"column": "priority", "values": ["urgent"]}]
 
 
 def test_a_value_written_as_one_word_names_a_value_of_several(crm_db: Path, tmp_path: Path) -> None:
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False))
-    workspace.index_source(f"sqlite:///{crm_db}", catalog="crm")
-    accounts = next(c for c in workspace.search("crm", "deals with acmecorp", 5).candidates if c.table == "main.accounts")
+    workspace.catalogs.index(f"sqlite:///{crm_db}", catalog="crm")
+    accounts = next(c for c in workspace.catalogs.search("crm", "deals with acmecorp", 5).candidates if c.table == "main.accounts")
     assert [m.model_dump() for m in accounts.matched_values] == [{"column": "name", "values": ["Acme Corp"]}]
 
 
@@ -392,13 +392,13 @@ def test_postgres_views_calling_user_or_volatile_functions_are_not_read(pg_crm: 
 def test_postgres_end_to_end(pg_crm: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False, value_hints_timeout_s=1))
     with caplog.at_level(logging.DEBUG), caplog.at_level(logging.DEBUG, logger="sqlalchemy"):
-        result = workspace.index_source(PG_URL, catalog="pgcrm", db=pg_crm)
-        found = {c.table: c for c in workspace.search("pgcrm", "contacts of xmagnet", 5).candidates}
+        result = workspace.catalogs.index(PG_URL, catalog="pgcrm", db=pg_crm)
+        found = {c.table: c for c in workspace.catalogs.search("pgcrm", "contacts of xmagnet", 5).candidates}
     assert f"{pg_crm}.accounts" in found
     assert [m.model_dump() for m in found[f"{pg_crm}.accounts"].matched_values] == [
         {"column": "name", "values": ["xmagnet"]}
     ]
-    stored = (workspace.store.current("pgcrm").path / "catalog.json").read_text()
+    stored = (workspace.catalogs.store.current("pgcrm").path / "catalog.json").read_text()
     assert '"xmagnet"' in stored and "ann@xmagnet.example" not in stored and "sk_live" not in stored
     shown = caplog.text + "\n".join(result.catalog.warnings)
     assert "slow_report" in shown and "xmagnet" not in shown and "Initech" not in shown

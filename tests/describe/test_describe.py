@@ -48,7 +48,7 @@ class FakeDescriber:
 
 
 def live(workspace, name="tiny"):
-    return workspace.searcher(name).catalog
+    return workspace.catalogs.searcher(name).catalog
 
 
 def test_describes_every_table_with_provenance_and_keeps_comments(tiny_workspace):
@@ -68,7 +68,7 @@ def test_describes_every_table_with_provenance_and_keeps_comments(tiny_workspace
 
 def test_descriptions_are_searched_in_their_own_field_only(tiny_workspace):
     describe_and_index(tiny_workspace, "tiny", FakeDescriber(), concurrency=1)
-    candidates = tiny_workspace.search("tiny", "zebra ledger", k=10).candidates
+    candidates = tiny_workspace.catalogs.search("tiny", "zebra ledger", k=10).candidates
     # Only the descriptions say "zebra ledger"; a description's match is not keyword
     # evidence on its own (a model wrote it), so the relevance floor keeps only the
     # tables the dense model also finds nearer than unrelated text.
@@ -79,18 +79,18 @@ def test_descriptions_are_searched_in_their_own_field_only(tiny_workspace):
 
 def test_rerun_skips_unchanged_tables_and_restores_from_the_cache(tiny_workspace):
     describe_and_index(tiny_workspace, "tiny", FakeDescriber(), concurrency=2)
-    generation = tiny_workspace.store.current("tiny").id
+    generation = tiny_workspace.catalogs.store.current("tiny").id
 
     again = FakeDescriber()
     run = describe_and_index(tiny_workspace, "tiny", again)
     assert again.calls == [] and run.fresh == 5
-    assert tiny_workspace.store.current("tiny").id == generation  # nothing changed: no new generation
+    assert tiny_workspace.catalogs.store.current("tiny").id == generation  # nothing changed: no new generation
 
     # Re-indexing from the source drops descriptions; one table changed meanwhile.
     catalog = tiny_catalog()
     contacts = catalog.table("crm.contacts")
     changed = replace(contacts, columns=(*contacts.columns, Column("phone", "TEXT")))
-    tiny_workspace.index_catalog(catalog.with_tables(changed if t.id == contacts.id else t for t in catalog.tables))
+    tiny_workspace.catalogs.index_catalog(catalog.with_tables(changed if t.id == contacts.id else t for t in catalog.tables))
     third = FakeDescriber(tag="now")
     run = describe_and_index(tiny_workspace, "tiny", third)
     assert third.calls == ["crm.contacts"]
@@ -120,7 +120,7 @@ def test_a_refusing_provider_stops_the_run_and_keeps_what_was_described(tiny_wor
     assert refusing.calls == order[:3]  # nothing was sent after the refusal
     kept = {t.id for t in live(tiny_workspace).tables if t.description}
     assert kept == set(order[:2])  # indexed before the error was raised
-    assert len(read_descriptions(tiny_workspace.store.root / "tiny" / CACHE_FILE)) == 2
+    assert len(read_descriptions(tiny_workspace.catalogs.store.root / "tiny" / CACHE_FILE)) == 2
 
     resumed = FakeDescriber()
     describe_and_index(tiny_workspace, "tiny", resumed)
@@ -219,7 +219,7 @@ def test_embedded_model_describes_a_small_catalog_end_to_end(tmp_path, capsys):
     from schema_search.settings import Settings
     from schema_search.workspace import Workspace
 
-    tables = Workspace(Settings(home=tmp_path / "home")).searcher("shop").catalog.tables
+    tables = Workspace(Settings(home=tmp_path / "home")).catalogs.searcher("shop").catalog.tables
     assert len(tables) == 3
     for table in tables:
         assert table.description.model == "local/smollm2" and len(table.description.text) > 20

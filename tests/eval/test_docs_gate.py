@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.skipif(not CORPUS.is_dir(), reason=f"docs corpus not f
 def sliced(tmp_path_factory) -> Workspace:
     folder = gate.build_slice(CORPUS, tmp_path_factory.mktemp("slice"))
     workspace = Workspace(Settings(home=tmp_path_factory.mktemp("home"), embedding_threads=1))
-    workspace.index_corpus(folder, corpus="slice")
+    workspace.corpora.index(folder, corpus="slice")
     return workspace
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from eval.tables import benchmarks, configs, gate, report
 from eval.tables.runner import evaluate, prepare, run_eval
-from schema_search.cli import main
+from eval.tables.__main__ import main
 from schema_search.errors import InvalidInput, SourceError
 from schema_search.settings import Settings
 
@@ -181,7 +181,7 @@ def test_cli_eval_writes_json_report_and_baseline(bench, tmp_path, monkeypatch, 
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
     monkeypatch.setattr(gate, "BASELINES", tmp_path / "baselines")
     out, page = tmp_path / "out.json", tmp_path / "out.html"
-    argv = ["eval", str(bench), "--config", "default", "names", "--limit", "3", "-k", "1", "10"]
+    argv = [str(bench), "--config", "default", "names", "--limit", "3", "-k", "1", "10"]
     assert main([*argv, "--json", str(out), "--report", str(page), "--update-baseline"]) == 0
     printed = capsys.readouterr().out
     assert "tiny_dev pooled: 7 tables, 3 questions" in printed and "default" in printed
@@ -192,9 +192,9 @@ def test_cli_eval_writes_json_report_and_baseline(bench, tmp_path, monkeypatch, 
 
 
 def test_cli_eval_refuses_bad_arguments(bench, capsys):
-    assert main(["eval", str(bench), "--limit", "0"]) == 2
+    assert main([str(bench), "--limit", "0"]) == 2
     assert "--limit 0" in capsys.readouterr().err
-    assert main(["eval", str(bench.parent / "nope")]) == 2
+    assert main([str(bench.parent / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err
 
 

@@ -32,8 +32,8 @@ needs_peps = pytest.mark.skipif(not PEPS_FOLDER.is_dir(), reason=f"PEP corpus no
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     workspace = Workspace(Settings(home=tmp_path_factory.mktemp("gate") / "home", dense=False))
     if PEPS_FOLDER.is_dir():
-        workspace.index_corpus(PEPS_FOLDER, corpus="peps")
-    workspace.index_source(str(CRM), catalog="crm", dialect="postgres")
+        workspace.corpora.index(PEPS_FOLDER, corpus="peps")
+    workspace.catalogs.index(str(CRM), catalog="crm", dialect="postgres")
     return workspace
 
 

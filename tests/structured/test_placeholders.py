@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schema_search.agent.citations import Ledgers
+from schema_search.tools.citations import Ledgers
 from schema_search.structured.placeholders import Placeholders
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from schema_search.agent.execute import QueryFailed, QueryRefused
+from schema_search.errors import QueryFailed, QueryRefused
 from schema_search.errors import InvalidInput, NotStructured
 from schema_search.structured import engine
 from schema_search.structured.collection import Collection

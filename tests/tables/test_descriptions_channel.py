@@ -21,7 +21,7 @@ def _described(catalog: Catalog, text: str | None = None) -> Catalog:
 
 
 def _ranked(workspace: Workspace, catalog: str, question: str) -> list[tuple[str, float]]:
-    return [(c.table, c.score) for c in workspace.search(catalog, question, 5).candidates]
+    return [(c.table, c.score) for c in workspace.catalogs.search(catalog, question, 5).candidates]
 
 
 def test_descriptions_stay_out_of_the_other_fields_and_the_embedding_text():
@@ -34,11 +34,11 @@ def test_descriptions_stay_out_of_the_other_fields_and_the_embedding_text():
 
 def test_a_description_that_only_repeats_the_names_changes_nothing(tmp_path):
     workspace = Workspace(Settings(home=tmp_path, dense=False))
-    workspace.index_catalog(tiny_catalog("plain"))
-    workspace.index_catalog(_described(tiny_catalog("rich")))
+    workspace.catalogs.index_catalog(tiny_catalog("plain"))
+    workspace.catalogs.index_catalog(_described(tiny_catalog("rich")))
     for question in ("contacts of each account", "contact list members", "invoice lines amount"):
         assert _ranked(workspace, "rich", question) == _ranked(workspace, "plain", question), question
-    searcher = workspace.searcher("rich")
+    searcher = workspace.catalogs.searcher("rich")
     assert searcher.channels.novelty("contacts of each account", ["descriptions"]) == {"descriptions": 0.0}
 
 
@@ -47,6 +47,6 @@ def test_a_description_that_says_something_new_is_heard(tmp_path):
     catalog = tiny_catalog("rich")
     lists = next(t for t in catalog.tables if t.name == "contact_lists")
     saved = replace(lists, description=Description("Saved audiences for newsletter mailings.", "fake", "v1", "", ""))
-    workspace.index_catalog(replace(catalog, tables=tuple(saved if t is lists else t for t in catalog.tables)))
-    assert workspace.searcher("rich").channels.novelty("newsletter audiences", ["descriptions"])["descriptions"] > 0.5
+    workspace.catalogs.index_catalog(replace(catalog, tables=tuple(saved if t is lists else t for t in catalog.tables)))
+    assert workspace.catalogs.searcher("rich").channels.novelty("newsletter audiences", ["descriptions"])["descriptions"] > 0.5
     assert _ranked(workspace, "rich", "newsletter audiences")[0][0] == "crm.contact_lists"

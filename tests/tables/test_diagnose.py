@@ -74,7 +74,7 @@ def test_cli_diagnose_without_words_checks_the_widespread_ones(home, capsys):
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv("SCHEMA_SEARCH_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
-    Workspace(Settings()).index_catalog(described(tiny_catalog("crm")))
+    Workspace(Settings()).catalogs.index_catalog(described(tiny_catalog("crm")))
     return tmp_path
 
 

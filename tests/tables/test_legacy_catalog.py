@@ -23,14 +23,14 @@ QUESTIONS = [json.loads(line)["question"] for line in (SAMPLES / "shop_cases.jso
 def test_a_previous_release_catalog_opens_and_answers_exactly_as_a_fresh_index(tmp_path):
     shutil.copytree(LEGACY, tmp_path / "legacy")  # a writer's lock file must not touch the repository
     legacy = Workspace(Settings(home=tmp_path / "legacy", embedding_threads=1))
-    manifest = legacy.store.current("shop").manifest()
+    manifest = legacy.catalogs.store.current("shop").manifest()
     assert "format" not in manifest  # really written by the old release
     fresh = Workspace(Settings(home=tmp_path / "fresh", embedding_threads=1))
-    fresh.index_source(str(SAMPLES / "shop.sql"), catalog="shop", dialect="sqlite")
-    assert legacy.info("shop").tables == fresh.info("shop").tables
+    fresh.catalogs.index(str(SAMPLES / "shop.sql"), catalog="shop", dialect="sqlite")
+    assert legacy.catalogs.info("shop").tables == fresh.catalogs.info("shop").tables
     for question in QUESTIONS:
-        old = legacy.search("shop", question, 5).model_dump()
-        new = fresh.search("shop", question, 5).model_dump()
+        old = legacy.catalogs.search("shop", question, 5).model_dump()
+        new = fresh.catalogs.search("shop", question, 5).model_dump()
         # The old generation has no ``descriptions`` or ``values`` field, so no such
         # channels; a fresh DDL index has both, empty (nothing described, no rows), and
         # they match nothing: the answers are the same.

@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from connectors.ddl import catalog_from_ddl
+from schema_search.connectors.ddl import catalog_from_ddl
 
 from ..conftest import SAMPLES
 from ..connectors.test_sqlalchemy import PG_URL, pg_admin  # noqa: F401 - pg_admin is a fixture: skips without a server

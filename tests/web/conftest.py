@@ -104,12 +104,12 @@ def web_home(tmp_path_factory) -> Path:
     generated descriptions; indexed once."""
     home = tmp_path_factory.mktemp("web-home")
     workspace = Workspace(Settings(home=home, embedding_threads=1))
-    workspace.index_source(str(SAMPLES / "crm.sql"), catalog="crm")
-    workspace.index_corpus(HANDBOOK, corpus="handbook")
+    workspace.catalogs.index(str(SAMPLES / "crm.sql"), catalog="crm")
+    workspace.corpora.index(HANDBOOK, corpus="handbook")
     notes = tmp_path_factory.mktemp("notes")
     shutil.copy(HANDBOOK / "policies" / "refunds.md", notes / "refunds.md")
-    workspace.index_corpus(notes, corpus="notes")
-    workspace.index_catalog(tiny_catalog())
+    workspace.corpora.index(notes, corpus="notes")
+    workspace.catalogs.index_catalog(tiny_catalog())
     describe_and_index(workspace, "tiny", RecordedDescriber(), concurrency=1)
     return home
 

@@ -8,8 +8,9 @@ own documentation, so they go into ``comment`` (not the generated-description sl
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..core.build import Progress
 from ..errors import SourceError
@@ -49,7 +50,9 @@ def _schemas_file(path: Path) -> Path:
     if path.is_dir():
         path = path / FILENAME
     if not path.is_file():
-        raise SourceError(f"Benchmark file {path} does not exist.", hint=f"Point at a {FILENAME} or the folder holding it.")
+        raise SourceError(
+            f"Benchmark file {path} does not exist.", hint=f"Point at a {FILENAME} or the folder holding it."
+        )
     return path
 
 
@@ -83,8 +86,7 @@ def database_tables(record: dict[str, Any]) -> list[Table]:
 
 def _table(schema: str, data: dict[str, Any]) -> Table:
     columns = tuple(
-        Column(name=c["name"], type=(c.get("type") or "").upper(), comment=_column_comment(c))
-        for c in data["columns"]
+        Column(name=c["name"], type=(c.get("type") or "").upper(), comment=_column_comment(c)) for c in data["columns"]
     )
     foreign_keys = tuple(
         ForeignKey(

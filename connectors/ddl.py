@@ -22,7 +22,6 @@ from ..core.build import Progress
 from ..errors import PayloadTooLarge, SourceError
 from ..settings import Settings
 from ..tables.catalog import Catalog
-
 from .ddl_reader import DdlResult, Script, read_ddl
 
 SUFFIXES = (".sql", ".ddl")

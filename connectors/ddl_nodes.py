@@ -6,7 +6,7 @@ which table each result belongs to.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from sqlglot import exp
 
@@ -103,7 +103,7 @@ def view_columns(
     sources: dict[str, Mapping[str, Column] | None] = {}
     for node in _sources(query):
         known = isinstance(node, exp.Table) and node.name.lower() not in ctes
-        sources[node.alias_or_name.lower()] = (columns_of(node) if known else None)
+        sources[node.alias_or_name.lower()] = columns_of(node) if known else None
     found: list[Column] = []
     for select in query.selects:
         found += _output_columns(select, sources, dialect)

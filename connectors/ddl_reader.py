@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, NamedTuple
+from typing import NamedTuple
 
 import sqlglot
 from sqlglot import exp
@@ -26,7 +27,6 @@ from sqlglot.dialects.dialect import Dialect
 
 from ..core.build import Progress
 from ..tables.catalog import Column, ForeignKey, Table, TableKind, table_id
-
 from . import ddl_nodes
 from .ddl_statements import Statement, split_statements, statement_label, unwrap_mysql_executable_comments
 
@@ -278,7 +278,7 @@ class _Reader:
                 continue
             tree, path, dialect = draft.view
 
-            def columns_of(node: exp.Table, path: tuple[str, ...] = path) -> dict[str, Column] | None:
+            def columns_of(node: exp.Table, path: tuple[str, ...] = path, draft=draft) -> dict[str, Column] | None:
                 ids = (table_id(node.db, node.name),) if node.db else tuple(table_id(s, node.name) for s in path)
                 source = next((self.drafts[i] for i in ids if i in self.drafts), None)
                 return source.columns if source is not None and source is not draft else None
@@ -289,7 +289,9 @@ class _Reader:
                 continue
             columns: dict[str, Column] = {}
             for column in found:  # a name twice (an engine refuses that view): the first one counts
-                columns.setdefault(column.name.lower(), replace(draft.columns.get(column.name.lower(), column), type=column.type))
+                columns.setdefault(
+                    column.name.lower(), replace(draft.columns.get(column.name.lower(), column), type=column.type)
+                )
             for key, column in draft.columns.items():  # named by the DDL but not traced: kept as they were
                 columns.setdefault(key, column)
             draft.columns = columns

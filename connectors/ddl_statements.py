@@ -11,8 +11,9 @@ statements: quoted strings and identifiers, PostgreSQL dollar quoting (``$$ ... 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Iterator, NamedTuple
+from collections.abc import Iterator
+from functools import cache
+from typing import NamedTuple
 
 
 class Statement(NamedTuple):
@@ -91,7 +92,7 @@ def _statement_end(token: re.Pattern[str], text: str, start: int) -> tuple[int, 
     return len(text), len(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _token_pattern(backslash_escapes: bool, hash_comments: bool, go_batches: bool) -> re.Pattern[str]:
     # Quoted text is written "unrolled" (``[^']*(?:''[^']*)*``) so long strings
     # are scanned without backtracking.

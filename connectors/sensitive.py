@@ -28,36 +28,117 @@ _CONTACT_INSIDE = ("email", "phone")
 # Whole words (an identifier's parts), and phrases of consecutive words, first kind first:
 # ``email_hash`` is a hash, ``email_address`` an e-mail address, not a street address.
 _RULES: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
-    (NEVER, tuple((w,) for w in (
-        "pwd", "pass", "hash", "hashed", "salt", "digest", "nonce", "otp", "pin", "cvv", "cvc", "jwt", "bearer",
-        # "ssn" only as a word: inside a solid name it is "bu-ssn-ess_name" or "cla-ss-n-ame".
-        "ssn",
-        "cookie", "signature", "auth", "oauth",
-    )) + (
-        ("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"), ("signing", "key"),
-        ("encryption", "key"), ("license", "key"), ("refresh", "key"),
-        ("session", "id"), ("session", "key"),
-    )),
+    (
+        NEVER,
+        tuple(
+            (w,)
+            for w in (
+                "pwd",
+                "pass",
+                "hash",
+                "hashed",
+                "salt",
+                "digest",
+                "nonce",
+                "otp",
+                "pin",
+                "cvv",
+                "cvc",
+                "jwt",
+                "bearer",
+                # "ssn" only as a word: inside a solid name it is "bu-ssn-ess_name" or "cla-ss-n-ame".
+                "ssn",
+                "cookie",
+                "signature",
+                "auth",
+                "oauth",
+            )
+        )
+        + (
+            ("api", "key"),
+            ("access", "key"),
+            ("private", "key"),
+            ("secret", "key"),
+            ("signing", "key"),
+            ("encryption", "key"),
+            ("license", "key"),
+            ("refresh", "key"),
+            ("session", "id"),
+            ("session", "key"),
+        ),
+    ),
     (CONTACT, tuple((w,) for w in ("mail", "mobile", "cell", "fax", "tel", "telephone", "msisdn", "whatsapp"))),
-    (NEVER, tuple((w,) for w in (
-        # government and tax ids
-        "sin", "nino", "taxid", "tin", "passport", "npi",
-        # cards and bank accounts
-        "iban", "ccnum", "pan", "cardnumber",
-        # network addresses
-        "ip", "ipv4", "ipv6", "ipaddr", "ipaddress",
-        # dates of birth
-        "dob", "birthday", "birthdate",
-        # street addresses
-        "address", "addr", "street", "postcode", "zip", "zipcode", "apartment", "apt",
-    )) + (
-        ("social", "security"), ("tax", "id"), ("tax", "number"), ("tax", "no"), ("tax", "code"), ("vat", "id"),
-        ("vat", "number"), ("vat", "no"), ("national", "id"), ("id", "number"), ("driver", "license"),
-        ("drivers", "license"), ("driving", "licence"), ("license", "number"), ("licence", "number"),
-        ("card", "number"), ("card", "no"), ("cc", "number"), ("credit", "card"), ("account", "number"),
-        ("account", "no"), ("bank", "account"), ("routing", "number"), ("sort", "code"), ("remote", "addr"),
-        ("mac", "address"), ("postal", "code"), ("house", "number"), ("line", "1"), ("line", "2"),
-    )),
+    (
+        NEVER,
+        tuple(
+            (w,)
+            for w in (
+                # government and tax ids
+                "sin",
+                "nino",
+                "taxid",
+                "tin",
+                "passport",
+                "npi",
+                # cards and bank accounts
+                "iban",
+                "ccnum",
+                "pan",
+                "cardnumber",
+                # network addresses
+                "ip",
+                "ipv4",
+                "ipv6",
+                "ipaddr",
+                "ipaddress",
+                # dates of birth
+                "dob",
+                "birthday",
+                "birthdate",
+                # street addresses
+                "address",
+                "addr",
+                "street",
+                "postcode",
+                "zip",
+                "zipcode",
+                "apartment",
+                "apt",
+            )
+        )
+        + (
+            ("social", "security"),
+            ("tax", "id"),
+            ("tax", "number"),
+            ("tax", "no"),
+            ("tax", "code"),
+            ("vat", "id"),
+            ("vat", "number"),
+            ("vat", "no"),
+            ("national", "id"),
+            ("id", "number"),
+            ("driver", "license"),
+            ("drivers", "license"),
+            ("driving", "licence"),
+            ("license", "number"),
+            ("licence", "number"),
+            ("card", "number"),
+            ("card", "no"),
+            ("cc", "number"),
+            ("credit", "card"),
+            ("account", "number"),
+            ("account", "no"),
+            ("bank", "account"),
+            ("routing", "number"),
+            ("sort", "code"),
+            ("remote", "addr"),
+            ("mac", "address"),
+            ("postal", "code"),
+            ("house", "number"),
+            ("line", "1"),
+            ("line", "2"),
+        ),
+    ),
 )
 
 
@@ -92,7 +173,9 @@ def _has_phrase(words: list[str], phrase: tuple[str, ...]) -> bool:
     return any(tuple(words[i : i + n]) == phrase for i in range(len(words) - n + 1))
 
 
-_HASH_PREFIX = re.compile(r"^(\$(2[abxy]?|argon2(id|i|d)?|[156]|scrypt|pbkdf2[\w-]*)\$|(pbkdf2|bcrypt|scrypt|sha\d+|md5)[_$])", re.I)
+_HASH_PREFIX = re.compile(
+    r"^(\$(2[abxy]?|argon2(id|i|d)?|[156]|scrypt|pbkdf2[\w-]*)\$|(pbkdf2|bcrypt|scrypt|sha\d+|md5)[_$])", re.I
+)
 _KEY_PREFIX = re.compile(r"^(sk-|(sk|pk|rk)_(live|test)_|gh[pousr]_|github_pat_|xox[abprs]-|AKIA[0-9A-Z]{12}|AIza|eyJ)")
 _HEX = re.compile(r"^(0x)?[0-9a-f]{16,}$", re.I)
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)

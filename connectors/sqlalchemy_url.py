@@ -14,8 +14,6 @@ same read-only connection (:mod:`.values`).
 
 from __future__ import annotations
 
-import re
-
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,6 @@ from ..core.build import Progress
 from ..errors import SourceError
 from ..execute.target import check_one_at, masked
 from ..tables.catalog import Catalog, Table
-
 from . import duckdb_tables, inspector_tables
 from .values import ValueHints, sample_values
 
@@ -145,8 +142,7 @@ def read_only_engine(source: str) -> Engine:
         raise SourceError(
             f"{masked(source)!r} is not a database URL.",
             hint=(
-                "Write it as dialect[+driver]://user:password@host:port/database, "
-                "e.g. postgresql://me@localhost/crm."
+                "Write it as dialect[+driver]://user:password@host:port/database, e.g. postgresql://me@localhost/crm."
             ),
         ) from None
     url = _installed_driver(url)
@@ -190,8 +186,7 @@ def _read_only(url: URL, backend: str, driver: str) -> tuple[URL, dict[str, Any]
         # foreign-key target; otherwise a key into "public" comes back without one and
         # would be read as pointing into the referencing table's own schema.
         options = (
-            "-c default_transaction_read_only=on "
-            f"-c statement_timeout={STATEMENT_TIMEOUT_S}s -c search_path=pg_catalog"
+            f"-c default_transaction_read_only=on -c statement_timeout={STATEMENT_TIMEOUT_S}s -c search_path=pg_catalog"
         )
         return url, {"connect_timeout": CONNECT_TIMEOUT_S, "options": options}
     if backend in ("mysql", "mariadb") and driver in ("pymysql", "mysqldb"):

@@ -37,19 +37,20 @@ import sqlite3
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from sqlalchemy import Dialect, Engine, PoolProxiedConnection, column, func, select, table
 
 from ..core.build import Progress
 from ..errors import QueryRefused
+
 # The checks read-only execution makes on PostgreSQL before a query (the role, the
 # functions a view calls) are made before values are sampled too.
 from ..execute import pg_role
 from ..tables.catalog import Column, Table
-
 from . import sensitive
 
 _TEXT_TYPE = re.compile(r"char|text|string|clob|enum", re.I)
@@ -107,7 +108,9 @@ def sample_values(
         # A driver that lacks what the lock-down needs (a SQLite build without
         # ``setlimit``), a setting the server refuses: the catalog is still indexed.
         # The message is left out: a driver's message can quote a value.
-        return list(tables), [f"Value hints: none sampled: the database could not be read for them ({type(error).__name__})."]
+        return list(tables), [
+            f"Value hints: none sampled: the database could not be read for them ({type(error).__name__})."
+        ]
 
 
 def _sample(

@@ -48,11 +48,17 @@ def main() -> None:
                 started = time.perf_counter()
                 result = workspace.corpora.index(folder, corpus=name)
                 info = result.corpus
-                print(f"index {name}, {label}: {info.documents} documents, {info.chunks} chunks, "
-                      f"{time.perf_counter() - started:.1f} s")
+                print(
+                    f"index {name}, {label}: {info.documents} documents, {info.chunks} chunks, "
+                    f"{time.perf_counter() - started:.1f} s"
+                )
         chunks = sum(shipped.corpora.info(n).chunks for n in names)
         print(f"\n{len(names)} corpora, {chunks} chunks; {args.queries} questions per corpus")
-        rows = {"search_docs end to end": [], "bare tantivy: one field, top-k ids": [], "bare MiniLM: encode one question": []}
+        rows = {
+            "search_docs end to end": [],
+            "bare tantivy: one field, top-k ids": [],
+            "bare MiniLM: encode one question": [],
+        }
         embedder = shipped.embedder()
         for name in names:
             index = open_index(shipped.corpora.store.current(name).index_path)

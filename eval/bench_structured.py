@@ -16,8 +16,8 @@ import email.parser
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import duckdb
 
@@ -55,8 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = (args.peps / document.path).read_text(encoding="utf-8")
         email.parser.HeaderParser().parsestr(text.split("\n\n", 1)[0])
     reference = time.perf_counter() - started
-    print(f"documents table for {len(corpus.documents)} PEPs: {build * 1000:.0f} ms "
-          f"(reference: email.parser reading the same headers from disk, {reference * 1000:.0f} ms)")  # fmt: skip
+    print(
+        f"documents table for {len(corpus.documents)} PEPs: {build * 1000:.0f} ms "
+        f"(reference: email.parser reading the same headers from disk, {reference * 1000:.0f} ms)"
+    )
 
     bare = duckdb.connect(":memory:")
     for table in collection.tables:
@@ -70,8 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_query(collection, sql=question.sql, max_rows=500, timeout_s=5)
             guarded.append(time.perf_counter() - started)
             started = time.perf_counter()
-            sandbox.query(("peps",), collection, sql=question.sql, form=None, max_rows=500, timeout_s=5,
-                          memory_limit="256MB")  # fmt: skip
+            sandbox.query(
+                ("peps",), collection, sql=question.sql, form=None, max_rows=500, timeout_s=5, memory_limit="256MB"
+            )
             sandboxed.append(time.perf_counter() - started)
             started = time.perf_counter()
             bare.execute(question.sql).fetchmany(501)

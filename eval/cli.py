@@ -7,7 +7,7 @@ error messages.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from schema_search.errors import InvalidInput
 from schema_search.settings import Settings

@@ -7,7 +7,7 @@ join cannot answer.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def all_gold_recall(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
@@ -63,4 +63,3 @@ def mean(values: Sequence[float]) -> float:
     1.5
     """
     return sum(values) / len(values) if values else 0.0
-

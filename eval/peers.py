@@ -37,5 +37,3 @@ def load_model(threads: int | None = None):
     if threads:
         torch.set_num_threads(threads)
     return SentenceTransformer(str(get_model_path()), device="cpu")
-
-

@@ -28,9 +28,10 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 from urllib.parse import quote
 
 from .core.store import check_name
@@ -272,7 +273,7 @@ def _catalog(name: str, body: dict[str, Any], where: _Where) -> CatalogSource:
     if (env or file) and not url:
         raise where.error(f"[{table}] gives a password but no url.", hint="Add the database url, without its password.")
     if env and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env):
-        raise where.error(f"[{table}] password_env must name an environment variable, like \"CRM_DB_PASSWORD\".")
+        raise where.error(f'[{table}] password_env must name an environment variable, like "CRM_DB_PASSWORD".')
     password_file = None
     if file:
         password_file = Path(file).expanduser()
@@ -332,7 +333,9 @@ def _check_url(url: str, where: _Where, table: str, password_given: bool) -> Non
     if written is not None and written != _PROBE:
         raise _password_written(where, table, "url has a password written into it")
     if written is not None and password_given:
-        raise where.error(f"[{table}] url has a ${{...}} password and password_env/password_file too.", hint="Keep one.")
+        raise where.error(
+            f"[{table}] url has a ${{...}} password and password_env/password_file too.", hint="Keep one."
+        )
     for key, value in parsed.query.items():
         values = (value,) if isinstance(value, str) else value
         if _SECRET_KEY.search(key.lower()) or any(_SECRET_VALUE.search(v) for v in values):
@@ -342,9 +345,9 @@ def _check_url(url: str, where: _Where, table: str, password_given: bool) -> Non
 def _password_written(where: _Where, table: str, what: str) -> ConfigError:
     return where.error(
         f"[{table}] {what}.",
-        hint="Keep passwords out of this file: leave it out of the url and set password_env = \"NAME\" "
-        "(an environment variable) or password_file = \"/run/secrets/...\", or write ${NAME} as the url's "
-        "password, or take the whole url from the environment: url = \"${NAME}\".",
+        hint='Keep passwords out of this file: leave it out of the url and set password_env = "NAME" '
+        '(an environment variable) or password_file = "/run/secrets/...", or write ${NAME} as the url\'s '
+        'password, or take the whole url from the environment: url = "${NAME}".',
     )
 
 
@@ -362,7 +365,12 @@ def _parts(url: str) -> tuple[str, str | None, str, str | None]:
     rest, question, query = rest.partition("?")
     authority, slash, path = rest.partition("/")
     userinfo, at, host = authority.rpartition("@")
-    return scheme + separator, userinfo if at else None, (host if at else authority) + slash + path, query if question else None
+    return (
+        scheme + separator,
+        userinfo if at else None,
+        (host if at else authority) + slash + path,
+        query if question else None,
+    )
 
 
 def _joined(scheme: str, userinfo: str | None, location: str, query: str | None) -> str:
@@ -407,7 +415,11 @@ def _from_folder(url: str, folder: Path) -> str:
     except (ArgumentError, ValueError):
         return url  # not for us to judge here: connecting says what is wrong with it
     database = parsed.database
-    if parsed.get_backend_name() not in _FILE_DIALECTS or database in (None, "", ":memory:") or database.startswith("file:"):
+    if (
+        parsed.get_backend_name() not in _FILE_DIALECTS
+        or database in (None, "", ":memory:")
+        or database.startswith("file:")
+    ):
         return url
     path = Path(database).expanduser()
     if path.is_absolute():

@@ -86,16 +86,25 @@ def _summary(path: Path) -> EvalReport | None:
     if isinstance(data.get("results"), list) and "benchmark" in data:
         rows = data["results"]
         return EvalReport(
-            kind="tables", benchmark=str(data["benchmark"]), condition=data.get("condition"),
-            questions=data.get("questions"), tables=data.get("tables"),
-            headline=_headline(rows), configs=_configs(rows), **common,
+            kind="tables",
+            benchmark=str(data["benchmark"]),
+            condition=data.get("condition"),
+            questions=data.get("questions"),
+            tables=data.get("tables"),
+            headline=_headline(rows),
+            configs=_configs(rows),
+            **common,
         )
     if isinstance(data.get("sets"), dict) and "corpus" in data:
         rows = [row for rows in data["sets"].values() if isinstance(rows, list) for row in rows]
         first = next((row for row in rows if isinstance(row, dict) and row.get("config") == "default"), {})
         return EvalReport(
-            kind="docs", benchmark=str(data["corpus"]), questions=first.get("questions"),
-            headline=_headline(rows), configs=_configs(rows), **common,
+            kind="docs",
+            benchmark=str(data["corpus"]),
+            questions=first.get("questions"),
+            headline=_headline(rows),
+            configs=_configs(rows),
+            **common,
         )
     return None
 

@@ -51,7 +51,7 @@ def check_json_body(body: bytes, max_depth: int = MAX_DEPTH) -> None:
         body.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InvalidInput(
-            f"The JSON body is not UTF-8 text (byte {error.start}: {body[error.start:error.start + 1]!r}).",
+            f"The JSON body is not UTF-8 text (byte {error.start}: {body[error.start : error.start + 1]!r}).",
             hint="Send JSON encoded as UTF-8.",
         ) from None
     depth = nesting_depth(body)

@@ -30,7 +30,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, BinaryIO, Callable
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 from . import errors
 from .errors import QueryStopped, ran_too_long
@@ -163,7 +164,9 @@ def encode(value: Any, limit: int | None = MAX_REQUEST_BYTES) -> bytes:
     try:
         data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except RecursionError:
-        raise errors.InvalidInput("The query is nested too deeply.", hint="Send a flat JSON form or plain SQL.") from None
+        raise errors.InvalidInput(
+            "The query is nested too deeply.", hint="Send a flat JSON form or plain SQL."
+        ) from None
     if limit is not None and len(data) > limit:
         raise errors.PayloadTooLarge(
             f"The query is {len(data):,} bytes; the limit is {limit:,}.", hint="Send a shorter query."

@@ -20,7 +20,6 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from .config import ConfigError, Sources, find_config, load_config, unknown_key
 from .core.embedders import default_model_cache
 
-
 # config_file's aliases: its environment variables' full names, the documented one first (the
 # one pydantic takes when both are set). The sources hold its value under one of them, or
 # under the field's name.
@@ -62,7 +61,9 @@ class Settings(BaseSettings):
     rrf_k: float = Field(5.0, gt=0, description="Reciprocal Rank Fusion constant k (larger flattens ranks).")
     weight_names: float = Field(0.5, ge=0, description="Fusion weight of the names channel (identifiers).")
     weight_text: float = Field(1.0, ge=0, description="Fusion weight of the text channel (DB comments).")
-    weight_body: float = Field(1.0, ge=0, description="Fusion weight of the body channel (names and comments, one field).")
+    weight_body: float = Field(
+        1.0, ge=0, description="Fusion weight of the body channel (names and comments, one field)."
+    )
     weight_dense: float = Field(1.5, ge=0, description="Fusion weight of the dense (embedding) channel.")
     weight_descriptions: float = Field(
         1.0,
@@ -73,7 +74,9 @@ class Settings(BaseSettings):
         ),
     )
     weight_values: float = Field(
-        1.0, ge=0, description="Fusion weight of the values channel (values sampled from a live database's text columns)."
+        1.0,
+        ge=0,
+        description="Fusion weight of the values channel (values sampled from a live database's text columns).",
     )
     dense: bool = Field(
         True,
@@ -132,9 +135,7 @@ class Settings(BaseSettings):
             "too (it ranks within the first 25), after the leaders, marked added_for_join."
         ),
     )
-    channel_depth: int = Field(
-        100, ge=1, description="How many matches each channel contributes to fusion."
-    )
+    channel_depth: int = Field(100, ge=1, description="How many matches each channel contributes to fusion.")
     value_hints: bool = Field(
         True,
         description=(
@@ -144,12 +145,16 @@ class Settings(BaseSettings):
             "or a date of birth, nor e-mail addresses and phone numbers unless allowed. Off: no rows are read."
         ),
     )
-    value_hints_max_rows: int = Field(1000, ge=1, description="Rows of each table the value sample reads (its first ones).")
+    value_hints_max_rows: int = Field(
+        1000, ge=1, description="Rows of each table the value sample reads (its first ones)."
+    )
     value_hints_max_values: int = Field(
         50, ge=1, description="Distinct values kept per column, the most frequent first."
     )
     value_hints_max_chars: int = Field(
-        40, ge=1, description="Longest value kept as a hint; a column of mostly longer values is free text and is left out."
+        40,
+        ge=1,
+        description="Longest value kept as a hint; a column of mostly longer values is free text and is left out.",
     )
     value_hints_timeout_s: float = Field(
         2.0, gt=0, description="Seconds one table's sample query may run; a slower table is skipped with a warning."
@@ -203,8 +208,7 @@ class Settings(BaseSettings):
     admin_key: SecretStr | None = Field(
         None,
         description=(
-            "When set, every HTTP write (indexing) needs it in the X-Admin-Key header; "
-            "indexing from a URL always does."
+            "When set, every HTTP write (indexing) needs it in the X-Admin-Key header; indexing from a URL always does."
         ),
     )
     read_key: SecretStr | None = Field(

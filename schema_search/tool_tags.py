@@ -20,7 +20,8 @@ A description may carry lines (or sentences) tagged
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -56,7 +57,7 @@ def parse(description: str) -> ToolTags:
             if not match:
                 raise ValueError(f"A [required] tag must start with the argument's name and a colon: {body!r}.")
             tags.required.append(match[1])
-            tags.required_why[match[1]] = body[match.end():].strip()
+            tags.required_why[match[1]] = body[match.end() :].strip()
         elif kind == "confirm":
             named = _BACKTICKED.findall(body)
             if not named:

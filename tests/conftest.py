@@ -16,6 +16,8 @@ from schema_search.settings import Settings
 from schema_search.tables.catalog import Catalog, Column, ForeignKey, Table
 from schema_search.workspace import Workspace
 
+from .shop_db import make_shop_db
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_schemas"
 HANDBOOK = REPO / "sample_docs" / "handbook"
@@ -90,4 +92,24 @@ def handbook_workspace(tmp_path_factory) -> Workspace:
     """The sample handbook indexed once, dense channel included; tests only read it."""
     workspace = Workspace(Settings(home=tmp_path_factory.mktemp("handbook-home"), embedding_threads=1))
     workspace.corpora.index(HANDBOOK, corpus="handbook")
+    return workspace
+
+
+# -- the shop database (shop_db.py), for the tools: the dense channel off, no model loads --------
+
+
+@pytest.fixture
+def shop_db(tmp_path: Path) -> Path:
+    return make_shop_db(tmp_path / "shop.db")
+
+
+@pytest.fixture
+def shop_settings(tmp_path: Path) -> Settings:
+    return Settings(home=tmp_path / "home", dense=False)
+
+
+@pytest.fixture
+def shop_workspace(shop_db: Path, shop_settings: Settings) -> Workspace:
+    workspace = Workspace(shop_settings)
+    workspace.catalogs.index(f"sqlite:///{shop_db}", catalog="shop")
     return workspace

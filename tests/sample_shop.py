@@ -40,5 +40,8 @@ def revenue(path: Path, supplier: str, start: str, end: str) -> float:
     supplier_ids = {r["supplier_id"] for r in rows(path, "suppliers") if r["company_name"] == supplier}
     products = {r["product_id"] for r in rows(path, "products") if r["supplier_id"] in supplier_ids}
     orders = {r["order_id"] for r in rows(path, "orders") if start <= r["placed_at"] < end}
-    return sum(r["quantity"] * r["unit_price"] for r in rows(path, "order_items")
-               if r["order_id"] in orders and r["product_id"] in products)  # fmt: skip
+    return sum(
+        r["quantity"] * r["unit_price"]
+        for r in rows(path, "order_items")
+        if r["order_id"] in orders and r["product_id"] in products
+    )

@@ -1,18 +1,13 @@
 """A small SQLite shop database from sample_schemas/shop.sql, with rows, indexed as catalog ``shop``.
 
-Shared by the tests of sqlcheck, execute, tools, mcp and agent. The dense channel is
-off: these tests are about the tools, not ranking, and must not load a model.
+Shared by the tests of sql, execute, tools, mcp and agent; the fixtures over it (``shop_db``,
+``shop_settings``, ``shop_workspace``) are in conftest.py.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-
-import pytest
-
-from schema_search.settings import Settings
-from schema_search.workspace import Workspace
 
 SHOP_SQL = Path(__file__).resolve().parent.parent / "sample_schemas" / "shop.sql"
 
@@ -38,20 +33,3 @@ def make_shop_db(path: Path) -> Path:
 
 def fingerprint(path: Path) -> tuple[bytes, int]:
     return path.read_bytes(), path.stat().st_mtime_ns
-
-
-@pytest.fixture
-def shop_db(tmp_path: Path) -> Path:
-    return make_shop_db(tmp_path / "shop.db")
-
-
-@pytest.fixture
-def shop_settings(tmp_path: Path) -> Settings:
-    return Settings(home=tmp_path / "home", dense=False)
-
-
-@pytest.fixture
-def shop_workspace(shop_db: Path, shop_settings: Settings) -> Workspace:
-    workspace = Workspace(shop_settings)
-    workspace.catalogs.index(f"sqlite:///{shop_db}", catalog="shop")
-    return workspace

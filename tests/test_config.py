@@ -19,9 +19,13 @@ CRM_DDL = Path(__file__).resolve().parent.parent / "sample_schemas" / "crm.sql"
 def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A working directory of its own, and none of the variables these tests set."""
     for name in (
-        "SCHEMA_SEARCH_CONFIG", "SCHEMA_SEARCH_CONFIG_FILE", "CONFIG_FILE", "SCHEMA_SEARCH_DEFAULT_K",
-        "SCHEMA_SEARCH_MAX_K", "SCHEMA_SEARCH_SOURCE_URLS",
-    ):  # fmt: skip
+        "SCHEMA_SEARCH_CONFIG",
+        "SCHEMA_SEARCH_CONFIG_FILE",
+        "CONFIG_FILE",
+        "SCHEMA_SEARCH_DEFAULT_K",
+        "SCHEMA_SEARCH_MAX_K",
+        "SCHEMA_SEARCH_SOURCE_URLS",
+    ):
         monkeypatch.delenv(name, raising=False)
     cwd = tmp_path / "cwd"
     cwd.mkdir()
@@ -84,7 +88,9 @@ def test_relative_paths_are_read_from_the_files_folder(tmp_path: Path) -> None:
     assert settings.execution_url("duck") == "duckdb:////srv/warehouse.duckdb"
 
 
-def test_passwords_come_from_an_environment_variable_or_a_secrets_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_passwords_come_from_an_environment_variable_or_a_secrets_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(tmp_path / "secrets" / "erp", "f1le/p@ss\n")
     config = write(
         tmp_path / "schema-search.toml",
@@ -109,7 +115,9 @@ def test_passwords_come_from_an_environment_variable_or_a_secrets_file(tmp_path:
     assert settings.execution_url("erp")  # one catalog's missing secret fails that catalog alone
 
 
-def test_variables_are_percent_encoded_in_the_userinfo_and_query_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_variables_are_percent_encoded_in_the_userinfo_and_query_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = write(
         tmp_path / "conf" / "schema-search.toml",
         '[catalogs.pg]\nurl = "postgresql://${PG_USER}@${PG_HOST}/${PG_DB}?application_name=${PG_APP}"\n'
@@ -136,7 +144,12 @@ def test_variables_are_percent_encoded_in_the_userinfo_and_query_only(tmp_path: 
     from sqlalchemy import make_url
 
     parsed = make_url(settings.execution_url("pg"))  # what the driver gets: every character as it was set
-    assert (parsed.username, parsed.host, parsed.port, parsed.query["application_name"]) == ("ana@corp", "db.internal", 6432, "a&b+c")
+    assert (parsed.username, parsed.host, parsed.port, parsed.query["application_name"]) == (
+        "ana@corp",
+        "db.internal",
+        6432,
+        "a&b+c",
+    )
 
 
 def test_a_missing_secret_is_the_servers_fault_503_not_the_callers(tmp_path: Path) -> None:
@@ -157,11 +170,16 @@ def test_a_missing_secret_is_the_servers_fault_503_not_the_callers(tmp_path: Pat
     body = response.json()
     assert (body["code"], body["title"]) == ("secret_unavailable", "Service Unavailable")
     assert "password_file" in body["hint"]
-    assert "`secret_unavailable` (503)" in create_app(settings).openapi()["components"]["schemas"]["Problem"]["properties"]["code"]["description"]
+    assert (
+        "`secret_unavailable` (503)"
+        in create_app(settings).openapi()["components"]["schemas"]["Problem"]["properties"]["code"]["description"]
+    )
 
 
 def test_source_urls_override_the_files_catalog_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = write(tmp_path / "schema-search.toml", '[catalogs.crm]\nurl = "postgresql://reader@db/crm"\npassword_env = "X"\n')
+    config = write(
+        tmp_path / "schema-search.toml", '[catalogs.crm]\nurl = "postgresql://reader@db/crm"\npassword_env = "X"\n'
+    )
     monkeypatch.setenv("SCHEMA_SEARCH_SOURCE_URLS", '{"crm": "postgresql://admin:pw@other/crm"}')
     assert Settings(config_file=config).execution_url("crm") == "postgresql://admin:pw@other/crm"
 
@@ -189,19 +207,30 @@ def test_the_operators_instructions_and_defaults_are_kept(tmp_path: Path) -> Non
         ('dense = "maybe"\n', "sets dense = 'maybe'"),
         ('admin_key = "k"\n', "sets admin_key, a secret"),
         ('source_urls = {crm = "postgresql://u:p@h/db"}\n', "sets source_urls, a secret"),
-        ('[catalogs.crm]\nurl = "postgresql://reader:hunter2@db/crm"\n', "[catalogs.crm] url has a password written into it"),
-        ('[catalogs.crm]\nurl = "postgresql://reader@db/crm?password=hunter2"\n', "url has a secret in its query string (password=...)"),
+        (
+            '[catalogs.crm]\nurl = "postgresql://reader:hunter2@db/crm"\n',
+            "[catalogs.crm] url has a password written into it",
+        ),
+        (
+            '[catalogs.crm]\nurl = "postgresql://reader@db/crm?password=hunter2"\n',
+            "url has a secret in its query string (password=...)",
+        ),
         ('[catalogs.crm]\nurl = "postgresql://reader@db/crm?PassFile=/etc/hunter2"\n', "(PassFile=...)"),
         ('[catalogs.crm]\nurl = "postgresql://r@db/crm?sslmode=require&sslpassword=hunter2"\n', "(sslpassword=...)"),
         ('[catalogs.crm]\nurl = "mysql+pymysql://r@db/crm?passwd=${PW}"\n', "(passwd=...)"),
         ('[catalogs.ms]\nurl = "mssql+pyodbc:///?odbc_connect=DSN%3Dx%3BPWD%3Dhunter2"\n', "(odbc_connect=...)"),
         ('[catalogs.crm]\nurl = "postgresql://r@db:port/crm"\n', "[catalogs.crm] url is not a database URL"),
-        ('[catalogs.crm]\nurl = "postgresql://r@db/crm"\npassword_env = "A"\npassword_file = "b"\n', "both password_env"),
+        (
+            '[catalogs.crm]\nurl = "postgresql://r@db/crm"\npassword_env = "A"\npassword_file = "b"\n',
+            "both password_env",
+        ),
         ('[catalogs."Bad Name"]\n', "Invalid catalog name 'Bad Name'"),
         ("[catalogs.crm]\ninstructions = 3\n", "[catalogs.crm] instructions must be a string"),
     ],
 )
-def test_what_the_file_must_not_say_is_an_error_naming_the_file_and_the_key(tmp_path: Path, text: str, message: str) -> None:
+def test_what_the_file_must_not_say_is_an_error_naming_the_file_and_the_key(
+    tmp_path: Path, text: str, message: str
+) -> None:
     config = write(tmp_path / "schema-search.toml", text)
     with pytest.raises(ConfigError) as raised:
         Settings(config_file=config)

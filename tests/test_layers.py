@@ -1,6 +1,6 @@
 """The house's rules, checked on every run: imports run down the floors and never in a circle
-(import-linter, configured in pyproject.toml), and the package list the wheel is built from
-matches the tree."""
+(import-linter, configured in pyproject.toml), one formatter and one linter (ruff), and the
+package list the wheel is built from matches the tree."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from .conftest import REPO
 
@@ -67,3 +69,13 @@ def test_the_wheel_lists_every_package_of_the_tree() -> None:
     } | {"schema_search.connectors", "schema_search.reports"}
     assert listed == found, f"pyproject.toml's packages differ from the tree: {sorted(listed ^ found)}"
     assert all(_folder(package).is_dir() for package in listed)
+
+
+@pytest.mark.parametrize("command", [["format", "--check", "--diff"], ["check"]], ids=["format", "lint"])
+def test_ruff_is_clean(command: list[str]) -> None:
+    found = subprocess.run(
+        [sys.executable, "-m", "ruff", *command, "--no-cache", "."], cwd=REPO, capture_output=True, text=True
+    )
+    assert found.returncode == 0, (
+        f"run `.venv/bin/ruff {' '.join(command[:1])}`:\n" + (found.stdout + found.stderr)[-6000:]
+    )

@@ -31,7 +31,10 @@ def test_a_call_is_checked_against_its_tags() -> None:
     assert missing(tags, {"sql": "SELECT 1"}) == "The argument `question` is required: the user's words."
     assert missing(tags, {"question": " ", "sql": "SELECT 1"}).startswith("The argument `question` is required")
     assert missing(tags, {"question": "q", "sql": "SELECT 1"}) is None
-    assert unconfirmed(tags, {"question": "q", "sql": "SELECT 1"}) == "Not confirmed: Runs only with `approval` set to a ready verdict."
+    assert (
+        unconfirmed(tags, {"question": "q", "sql": "SELECT 1"})
+        == "Not confirmed: Runs only with `approval` set to a ready verdict."
+    )
     assert missing(tags, {"sql": "SELECT 1", "approval": "V1"}).startswith("The argument `question`")
     assert unconfirmed(tags, {"question": "q", "sql": "SELECT 1", "approval": ""}).startswith("Not confirmed")
     assert unconfirmed(tags, {"question": "q", "sql": "SELECT 1", "approval": "V1"}) is None
@@ -45,8 +48,11 @@ def test_malformed_tags_fail_when_the_description_is_parsed() -> None:
 
 
 def test_required_arguments_become_required_in_the_input_schema() -> None:
-    schema = {"type": "object", "properties": {"question": {"type": "string"}, "sql": {"type": "string"}},
-              "required": ["sql"]}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": {"question": {"type": "string"}, "sql": {"type": "string"}},
+        "required": ["sql"],
+    }
     out = with_required(schema, parse(TEXT))
     assert out["required"] == ["sql", "question"]
     assert out["properties"]["question"] == {"type": "string", "minLength": 1}

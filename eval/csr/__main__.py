@@ -43,10 +43,13 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("questions", type=Path, metavar="QUESTIONS", help="JSONL of {id, question, gold_urls}")
     run.add_argument("--corpus", required=True, help="corpus to serve (schema-search mcp --corpus NAME)")
     run.add_argument(
-        "--model", required=True,
+        "--model",
+        required=True,
         help="litellm model (gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ...); local/smollm2 runs offline",
     )
-    run.add_argument("--pipeline", default="single-shot,agent", help="comma-separated: single-shot,agent (default both)")
+    run.add_argument(
+        "--pipeline", default="single-shot,agent", help="comma-separated: single-shot,agent (default both)"
+    )
     run.add_argument("--cite", default="ids,urls", help="comma-separated: ids,urls (default both)")
     run.add_argument("--runs", type=int, default=1, help="repeat every question this many times (default 1)")
     run.add_argument("--out", type=Path, help="transcript folder (default: csr-runs/CORPUS-MODEL)")
@@ -70,7 +73,8 @@ def parser() -> argparse.ArgumentParser:
     )
     score.add_argument("directory", type=Path, metavar="DIR", help="the --out folder of csr run")
     score.add_argument(
-        "--judge", default="none",
+        "--judge",
+        default="none",
         help="who checks that a cited passage supports its claim: nli (a local NLI cross-encoder, "
         "$SCHEMA_SEARCH_NLI_MODEL), a litellm model (local/smollm2 offline, gpt-4o-mini, ...), or none (the default: "
         "claims stay unchecked, CSR is not computed, comparisons use 'gold cited')",
@@ -86,12 +90,15 @@ def _choices(value: str, allowed: tuple[str, ...], flag: str) -> list:
     chosen = [v.strip() for v in value.split(",") if v.strip()]
     wrong = [v for v in chosen if v not in allowed]
     if wrong or not chosen:
-        raise InvalidInput(f"{flag} {value!r} is not a list of {', '.join(allowed)}.", hint=f"e.g. {flag} {','.join(allowed)}")
+        raise InvalidInput(
+            f"{flag} {value!r} is not a list of {', '.join(allowed)}.", hint=f"e.g. {flag} {','.join(allowed)}"
+        )
     return list(dict.fromkeys(chosen))
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:
     from schema_search.agent.ask import litellm_complete
+
     from .questions import load_questions
     from .runner import RunConfig, run
 
@@ -105,10 +112,18 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
         Workspace(settings).corpora.info(args.corpus)  # an unknown corpus fails here, not in a child process
     out = args.out or Path("csr-runs") / f"{args.corpus}-{re.sub(r'[^A-Za-z0-9._-]+', '-', args.model)}"
     config = RunConfig(
-        corpus=args.corpus, model=args.model, pipelines=pipelines, cites=cites, runs=args.runs, k=args.k,
-        max_turns=args.max_turns, temperature=args.temperature, home=settings.home, mcp_url=args.mcp_url,
+        corpus=args.corpus,
+        model=args.model,
+        pipelines=pipelines,
+        cites=cites,
+        runs=args.runs,
+        k=args.k,
+        max_turns=args.max_turns,
+        temperature=args.temperature,
+        home=settings.home,
+        mcp_url=args.mcp_url,
         extra={"questions": str(args.questions)},
-    )  # fmt: skip
+    )
     total = len(questions) * len(pipelines) * len(cites) * args.runs
     print(f"{total} conversations ({len(questions)} questions) with {args.model} into {out}", file=sys.stderr)
     new = run(questions, config, out, complete, progress=lambda line: print(line, file=sys.stderr))
@@ -129,7 +144,9 @@ def _score(args: argparse.Namespace, settings: Settings) -> int:
     _print_summary(report)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
         print(f"wrote {args.json}", file=sys.stderr)
     if args.report:
         write_report(report, args.report)
@@ -148,14 +165,37 @@ def _print_summary(report) -> None:
     print(f"judge: {report.judge}" + (none if report.judge == "none" else ""))
     rows = [
         (
-            c.pipeline, c.cite, "all" if c.run is None else str(c.run), str(c.conversations), f"{c.errors}/{c.gave_up}",
-            interval(c.csr), interval(c.gold_cited), pct(c.format_adherence), pct(c.presence), str(c.fabricated),
-            str(c.retrieval_failures), pct(c.declined), f"{c.mean_searches:.1f}",
+            c.pipeline,
+            c.cite,
+            "all" if c.run is None else str(c.run),
+            str(c.conversations),
+            f"{c.errors}/{c.gave_up}",
+            interval(c.csr),
+            interval(c.gold_cited),
+            pct(c.format_adherence),
+            pct(c.presence),
+            str(c.fabricated),
+            str(c.retrieval_failures),
+            pct(c.declined),
+            f"{c.mean_searches:.1f}",
         )
         for c in report.configs
     ]
-    header = ("pipeline", "cite", "run", "n", "err/gave up", "CSR [95% CI]", "gold cited", "format", "presence",
-              "fabricated", "retr. fail", "declined", "searches")  # fmt: skip
+    header = (
+        "pipeline",
+        "cite",
+        "run",
+        "n",
+        "err/gave up",
+        "CSR [95% CI]",
+        "gold cited",
+        "format",
+        "presence",
+        "fabricated",
+        "retr. fail",
+        "declined",
+        "searches",
+    )
     print_table(header, rows)
     for c in report.comparisons:
         pooled = interval(c.pooled)

@@ -22,7 +22,9 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _SOURCES = re.compile(r"^[\s*_#>]*(?:sources?|references?|citations?|see also|refs?)[\s*_:,;.]*$", re.IGNORECASE)
 # Declining means saying the documents do not answer it; the patterns name the documents
 # (or the asker's question) so "nothing in the way" or "no relevant limit" is not a decline.
-_DOCS = r"(?:docs|documentation|documents?|passages?|sources?|provided (?:text|context|material)|context|search results?)"
+_DOCS = (
+    r"(?:docs|documentation|documents?|passages?|sources?|provided (?:text|context|material)|context|search results?)"
+)
 _DECLINE = re.compile(
     rf"\b(?:(?:the )?{_DOCS} (?:do|does|did) ?n[o']t (?:cover|mention|say|contain|include|describe|answer|discuss|address|"
     r"have|provide|seem)"
@@ -127,5 +129,7 @@ def _without_mentions(piece: str, offset: int, inside: list[Mention], labels: bo
         a, b, label = mention[0] - offset, mention[1] - offset, mention[2]
         text = text[:a] + (label if labels else "") + text[b:]
     text = re.sub(r"[(\[]\s*(?:see|source|sources)?\s*[)\]]", "", text, flags=re.IGNORECASE)  # what held a citation
-    text = re.sub(r"(?<![\w*_~])[*_~]{2,3}(?![\w*_~])|[,;]+(?=\s*(?:[.,;]|$))", "", text)  # emphasis and commas it leaves
+    text = re.sub(
+        r"(?<![\w*_~])[*_~]{2,3}(?![\w*_~])|[,;]+(?=\s*(?:[.,;]|$))", "", text
+    )  # emphasis and commas it leaves
     return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_BULLET.sub("", text).split()))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Callable, Literal, Protocol
+from collections.abc import Callable
+from typing import Literal, Protocol
 
 from schema_search.errors import SchemaSearchError, first_line
 
@@ -19,10 +20,7 @@ Verdict = Literal["supported", "unsupported", "unchecked"]
 PASSAGE_CHARS = 4000
 NLI_MODEL = "cross-encoder/nli-deberta-v3-xsmall"
 
-PROMPT = (
-    "Passage:\n{passage}\n\nClaim: {claim}\n\n"
-    "Does the passage support the claim? Answer with one word: yes or no."
-)
+PROMPT = "Passage:\n{passage}\n\nClaim: {claim}\n\nDoes the passage support the claim? Answer with one word: yes or no."
 
 
 class JudgeNotReady(SchemaSearchError):

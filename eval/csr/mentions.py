@@ -10,9 +10,9 @@ apart from "not cited". Code (fenced blocks and inline spans) is not searched: a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal
-
+from typing import Literal
 
 Form = Literal["id", "bracket_url", "markdown", "source_label", "bare_url", "bare_id"]
 FORMS: tuple[Form, ...] = ("id", "bracket_url", "markdown", "source_label", "bare_url", "bare_id")

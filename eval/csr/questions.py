@@ -45,9 +45,11 @@ def load_questions(path: Path, limit: int | None = None) -> list[Question]:
             raw["id"] = str(raw["id"])
             questions.append(Question.model_validate(raw))
         except (ValueError, ValidationError) as error:
-            reason = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()) if isinstance(
-                error, ValidationError
-            ) else str(error)
+            reason = (
+                "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+                if isinstance(error, ValidationError)
+                else str(error)
+            )
             raise InvalidInput(
                 f"{path}:{number} is not a question ({reason}).",
                 hint='Each line: {"id": "q1", "question": "...", "gold_urls": ["https://..."]} (empty list if the docs do not answer it).',
@@ -55,7 +57,9 @@ def load_questions(path: Path, limit: int | None = None) -> list[Question]:
     seen: set[str] = set()
     for question in questions:
         if question.id in seen:
-            raise InvalidInput(f"Two questions in {path} have the id {question.id!r}.", hint="Give each question its own id.")
+            raise InvalidInput(
+                f"Two questions in {path} have the id {question.id!r}.", hint="Give each question its own id."
+            )
         seen.add(question.id)
     if not questions:
         raise InvalidInput(f"{path} has no questions.", hint="Give one JSON object per line.")

@@ -63,15 +63,43 @@ def render(report: ScoreReport, generated_at: str | None = None) -> str:
 
 
 def _config_table(configs: list[ConfigSummary]) -> str:
-    header = ("pipeline", "cite", "run", "conversations", "errors", "gave up", "CSR [95% CI]", "gold cited", "format", "presence",
-              "other form only", "fabricated", "retrieval failures", "declined (out of docs)", "searches / answer")  # fmt: skip
+    header = (
+        "pipeline",
+        "cite",
+        "run",
+        "conversations",
+        "errors",
+        "gave up",
+        "CSR [95% CI]",
+        "gold cited",
+        "format",
+        "presence",
+        "other form only",
+        "fabricated",
+        "retrieval failures",
+        "declined (out of docs)",
+        "searches / answer",
+    )
     rows = [
-        (c.pipeline, c.cite, "all" if c.run is None else str(c.run), str(c.conversations), str(c.errors), str(c.gave_up),
-         _interval(c.csr), _interval(c.gold_cited), _pct(c.format_adherence), _pct(c.presence),
-         _pct(c.other_format_only), f"{c.fabricated} ({c.fabricated_per_answer:.2f}/answer)",
-         f"{c.retrieval_failures} of {c.in_docs}", _pct(c.declined), f"{c.mean_searches:.2f}")
+        (
+            c.pipeline,
+            c.cite,
+            "all" if c.run is None else str(c.run),
+            str(c.conversations),
+            str(c.errors),
+            str(c.gave_up),
+            _interval(c.csr),
+            _interval(c.gold_cited),
+            _pct(c.format_adherence),
+            _pct(c.presence),
+            _pct(c.other_format_only),
+            f"{c.fabricated} ({c.fabricated_per_answer:.2f}/answer)",
+            f"{c.retrieval_failures} of {c.in_docs}",
+            _pct(c.declined),
+            f"{c.mean_searches:.2f}",
+        )
         for c in configs
-    ]  # fmt: skip
+    ]
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
@@ -91,21 +119,29 @@ def _comparisons(report: ScoreReport) -> list[str]:
         "<h2>Comparisons (per-question difference)</h2>",
         "<p>Robust: the same sign in every run and a pooled interval that excludes 0.</p>",
         "<table><tr><th>difference</th><th>metric</th><th>pooled [95% CI]</th><th>per run</th><th>rule</th></tr>"
-        + "".join(rows) + "</table>",
-    ]  # fmt: skip
+        + "".join(rows)
+        + "</table>",
+    ]
 
 
 def _conversation(c: ConversationScore) -> str:
-    gold = ", ".join(
-        f"<a href='{escape(g.url)}'>{escape(g.url)}</a> ({'retrieved' if g.retrieved else 'never retrieved'}"
-        f"{', cited' if g.cited else ''}{', supported' if g.supported else ''})"
-        for g in c.gold
-    ) or "none: the documents do not answer it"
+    gold = (
+        ", ".join(
+            f"<a href='{escape(g.url)}'>{escape(g.url)}</a> ({'retrieved' if g.retrieved else 'never retrieved'}"
+            f"{', cited' if g.cited else ''}{', supported' if g.supported else ''})"
+            for g in c.gold
+        )
+        or "none: the documents do not answer it"
+    )
     verdict = (
-        f"declined: {'yes' if c.declined else 'no'}" if not c.in_docs
-        else "retrieval failure" if c.retrieval_failure
-        else f"CSR {c.csr:.2f}" if c.csr is not None else f"gold cited {c.gold_cited or 0:.2f}"
-    )  # fmt: skip
+        f"declined: {'yes' if c.declined else 'no'}"
+        if not c.in_docs
+        else "retrieval failure"
+        if c.retrieval_failure
+        else f"CSR {c.csr:.2f}"
+        if c.csr is not None
+        else f"gold cited {c.gold_cited or 0:.2f}"
+    )
     claims = "".join(f"<li>{escape(text)}</li>" for text in c.claims)
     tools = "".join(
         f"<details><summary>{escape(t.name)}({escape(t.arguments)})</summary><pre>{escape(t.text)}</pre></details>"
@@ -145,8 +181,12 @@ def _highlighted(c: ConversationScore) -> str:
             f"{m.form}: {m.target}" + (f" → {m.url}" if m.url and m.url != m.target else "") + f" ({status})"
             for m, status in zip(group, statuses)
         )
-        out += [escape(c.answer[position:start]), f"<mark class='{classes}' title='{escape(title)}'>",
-                escape(c.answer[start:end]), "</mark>"]  # fmt: skip
+        out += [
+            escape(c.answer[position:start]),
+            f"<mark class='{classes}' title='{escape(title)}'>",
+            escape(c.answer[start:end]),
+            "</mark>",
+        ]
         position = end
     out.append(escape(c.answer[position:]))
     return "".join(out) or "<i>(no answer)</i>"

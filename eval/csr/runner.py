@@ -23,9 +23,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -35,9 +36,10 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from schema_search.agent.ask import AgentFailed, Complete, ContextTooLong, ModelNotReady
-from schema_search.tools.docs import EXAMPLE_ID, EXAMPLE_URL
 from schema_search.agent.loop import assistant_message, function_spec, tool_arguments, tool_reply
 from schema_search.errors import InvalidInput, SchemaSearchError, first_line
+from schema_search.tools.docs import EXAMPLE_ID, EXAMPLE_URL
+
 from .questions import Question
 from .transcript import FILE, Cite, Conversation, ModelCall, Pipeline, ToolCall, append, read
 
@@ -183,19 +185,34 @@ async def _session(
         async with Client(transport) as client:
             tools = [_spec(t) for t in (await client.list_tools()).tools]
             if not any(t["function"]["name"] == "search_docs" for t in tools):
-                raise InvalidInput(f"The MCP server at {name} has no search_docs tool.", hint="Serve a corpus: --corpus NAME.")
+                raise InvalidInput(
+                    f"The MCP server at {name} has no search_docs tool.", hint="Serve a corpus: --corpus NAME."
+                )
             for n, (run_number, question, pipeline) in enumerate(work, offset + 1):
                 conversation = Conversation(
-                    question_id=question.id, question=question.question, gold_urls=question.gold_urls,
-                    pipeline=pipeline, cite=cite, run=run_number, model=config.model, server=name,
-                )  # fmt: skip
+                    question_id=question.id,
+                    question=question.question,
+                    gold_urls=question.gold_urls,
+                    pipeline=pipeline,
+                    cite=cite,
+                    run=run_number,
+                    model=config.model,
+                    server=name,
+                )
                 await _converse(client, config, conversation, tools, complete)
                 append(out, conversation)
                 conversations.append(conversation)
                 searches = sum(1 for t in conversation.tool_calls() if t.name == "search_docs")
-                status = (f"error: {conversation.error}" if conversation.error
-                          else f"gave up after {config.max_turns} turns" if conversation.gave_up else f"{searches} searches")  # fmt: skip
-                progress(f"[{n}/{total}] {pipeline} / {cite} run {run_number} {question.id}: {status}, {conversation.seconds:.1f} s")
+                status = (
+                    f"error: {conversation.error}"
+                    if conversation.error
+                    else f"gave up after {config.max_turns} turns"
+                    if conversation.gave_up
+                    else f"{searches} searches"
+                )
+                progress(
+                    f"[{n}/{total}] {pipeline} / {cite} run {run_number} {question.id}: {status}, {conversation.seconds:.1f} s"
+                )
     return conversations
 
 
@@ -278,9 +295,13 @@ async def _call_tool(client: Client, conversation: Conversation, name: str, argu
         result = await client.call_tool(name, arguments)
         text = "\n".join(getattr(part, "text", "") for part in result.content)
         event = ToolCall(
-            name=name, arguments=arguments, text=text, structured=result.structured_content,
-            is_error=bool(result.is_error), seconds=round(time.perf_counter() - started, 3),
-        )  # fmt: skip
+            name=name,
+            arguments=arguments,
+            text=text,
+            structured=result.structured_content,
+            is_error=bool(result.is_error),
+            seconds=round(time.perf_counter() - started, 3),
+        )
     except MCPError as error:
         if error.code == CONNECTION_CLOSED:  # the server is gone: no later conversation can run either
             raise ServerUnreachable(
@@ -290,8 +311,13 @@ async def _call_tool(client: Client, conversation: Conversation, name: str, argu
         if error.code == REQUEST_TIMEOUT:
             raise ToolTimedOut(f"{name} did not answer in time: {error.message}") from None
         # Otherwise a protocol-level refusal (unknown tool, bad arguments): the model's to read.
-        event = ToolCall(name=name, arguments=arguments, text=f"Error: {error}", is_error=True,
-                         seconds=round(time.perf_counter() - started, 3))  # fmt: skip
+        event = ToolCall(
+            name=name,
+            arguments=arguments,
+            text=f"Error: {error}",
+            is_error=True,
+            seconds=round(time.perf_counter() - started, 3),
+        )
     conversation.events.append(event)
     shown = (event.structured or {}).get("cite_by")
     if name == "search_docs" and shown and shown != conversation.cite:
@@ -309,12 +335,21 @@ def _name(server: StdioServerParameters | str) -> str:
 
 def _spec(tool: Any) -> dict[str, Any]:
     schema = dict(tool.input_schema or {})
-    return function_spec(tool.name, tool.description or "", schema.get("properties") or {}, schema.get("required") or [])
+    return function_spec(
+        tool.name, tool.description or "", schema.get("properties") or {}, schema.get("required") or []
+    )
 
 
 def _described(config: RunConfig) -> dict[str, Any]:
     return {
-        "corpus": config.corpus, "model": config.model, "pipelines": config.pipelines, "cites": config.cites,
-        "runs": config.runs, "k": config.k, "max_turns": config.max_turns, "temperature": config.temperature,
-        "server": config.mcp_url or "stdio: schema-search mcp", **config.extra,
-    }  # fmt: skip
+        "corpus": config.corpus,
+        "model": config.model,
+        "pipelines": config.pipelines,
+        "cites": config.cites,
+        "runs": config.runs,
+        "k": config.k,
+        "max_turns": config.max_turns,
+        "temperature": config.temperature,
+        "server": config.mcp_url or "stdio: schema-search mcp",
+        **config.extra,
+    }

@@ -14,14 +14,16 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from itertools import groupby
 from statistics import fmean
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from schema_search.tools.citations import URL, page
 from schema_search.tools.docs import EXAMPLE_URL
+
 from .claims import Claim, claims, declines
 from .judge import Judge, Verdict
 from .mentions import FORMS, REQUESTED, Form, clean, mentions
@@ -85,7 +87,9 @@ class ConversationScore(BaseModel):
     declined: bool | None = Field(None, description="Out-of-docs questions: declined without citing.")
     tool_calls: list[ToolView] = Field(default_factory=list)
     csr: float | None = Field(None, description="Share of gold pages cited on a supported claim; None when not scored.")
-    gold_cited: float | None = Field(None, description="Share of gold pages cited at all (traced, support not required).")
+    gold_cited: float | None = Field(
+        None, description="Share of gold pages cited at all (traced, support not required)."
+    )
 
 
 class Estimate(BaseModel):
@@ -95,7 +99,7 @@ class Estimate(BaseModel):
     n: int
 
     @classmethod
-    def of(cls, interval: Interval | None) -> "Estimate | None":
+    def of(cls, interval: Interval | None) -> Estimate | None:
         return cls(mean=interval.mean, low=interval.low, high=interval.high, n=interval.n) if interval else None
 
 
@@ -150,13 +154,17 @@ def score(conversations: list[Conversation], judge: Judge) -> ScoreReport:
             configs.append(_summary(pipeline, cite, run, items))
         configs.append(_summary(pipeline, cite, None, group))
     for a, b in _pairs(list(by_config)):
-        c = compare(
-            _label(a), _label(b), metric, _per_run(by_config[a], metric), _per_run(by_config[b], metric)
+        c = compare(_label(a), _label(b), metric, _per_run(by_config[a], metric), _per_run(by_config[b], metric))
+        comparisons.append(
+            ComparisonSummary(
+                a=c.a,
+                b=c.b,
+                metric=c.metric,
+                per_run={r: Estimate.of(i) for r, i in c.per_run.items()},
+                pooled=Estimate.of(c.pooled),
+                robust=c.robust,
+            )
         )
-        comparisons.append(ComparisonSummary(
-            a=c.a, b=c.b, metric=c.metric, per_run={r: Estimate.of(i) for r, i in c.per_run.items()},
-            pooled=Estimate.of(c.pooled), robust=c.robust,
-        ))  # fmt: skip
     return ScoreReport(judge=judge.name, metric=metric, configs=configs, comparisons=comparisons, conversations=scored)
 
 
@@ -174,10 +182,19 @@ def score_conversation(conversation: Conversation, judge: Judge) -> Conversation
         verdict: Verdict | None = None
         if traced:
             verdict = _verdict(judge, _claim_texts(parts, index), seen.passages(mention.target))
-        scored.append(MentionScore(
-            form=mention.form, target=mention.target, start=mention.start, end=mention.end,
-            requested_form=mention.form == requested, traced=traced, url=url, claim=index, verdict=verdict,
-        ))  # fmt: skip
+        scored.append(
+            MentionScore(
+                form=mention.form,
+                target=mention.target,
+                start=mention.start,
+                end=mention.end,
+                requested_form=mention.form == requested,
+                traced=traced,
+                url=url,
+                claim=index,
+                verdict=verdict,
+            )
+        )
     gold = [
         GoldScore(
             url=g,
@@ -190,16 +207,28 @@ def score_conversation(conversation: Conversation, judge: Judge) -> Conversation
     in_docs = bool(conversation.gold_urls)
     failure = in_docs and not any(g.retrieved for g in gold)
     result = ConversationScore(
-        question_id=conversation.question_id, question=conversation.question, pipeline=conversation.pipeline,
-        cite=conversation.cite, run=conversation.run, in_docs=in_docs, answer=answer, error=conversation.error,
-        gave_up=conversation.gave_up, claims=[c.text for c in parts], mentions=scored,
+        question_id=conversation.question_id,
+        question=conversation.question,
+        pipeline=conversation.pipeline,
+        cite=conversation.cite,
+        run=conversation.run,
+        in_docs=in_docs,
+        answer=answer,
+        error=conversation.error,
+        gave_up=conversation.gave_up,
+        claims=[c.text for c in parts],
+        mentions=scored,
         searches=sum(1 for t in conversation.tool_calls() if t.name in SEARCH_TOOLS),
-        gold=gold, retrieval_failure=failure, presence=bool(found),
+        gold=gold,
+        retrieval_failure=failure,
+        presence=bool(found),
         adherent=any(m.requested_form for m in scored),
         fabricated=list(dict.fromkeys(m.target for m in scored if not m.traced)),
-        tool_calls=[ToolView(name=t.name, arguments=json.dumps(t.arguments, ensure_ascii=False), text=t.text[:TOOL_TEXT])
-                    for t in conversation.tool_calls()],
-    )  # fmt: skip
+        tool_calls=[
+            ToolView(name=t.name, arguments=json.dumps(t.arguments, ensure_ascii=False), text=t.text[:TOOL_TEXT])
+            for t in conversation.tool_calls()
+        ],
+    )
     if conversation.answer is None:
         return result  # a failed conversation is counted as an error, not as lost citations
     if not in_docs:
@@ -306,10 +335,18 @@ def _summary(pipeline: str, cite: str, run: int | None, items: list[Conversation
         return Estimate.of(bootstrap(list(per_question.values())))
 
     return ConfigSummary(
-        pipeline=pipeline, cite=cite, run=run, conversations=len(items), errors=sum(1 for s in items if s.error),
+        pipeline=pipeline,
+        cite=cite,
+        run=run,
+        conversations=len(items),
+        errors=sum(1 for s in items if s.error),
         gave_up=sum(1 for s in items if s.gave_up),
-        in_docs=len(inside), out_of_docs=len(outside), csr=estimate("csr"), gold_cited=estimate("gold_cited"),
-        format_adherence=share([s.adherent for s in inside]), presence=share([s.presence for s in inside]),
+        in_docs=len(inside),
+        out_of_docs=len(outside),
+        csr=estimate("csr"),
+        gold_cited=estimate("gold_cited"),
+        format_adherence=share([s.adherent for s in inside]),
+        presence=share([s.presence for s in inside]),
         other_format_only=share([s.presence and not s.adherent for s in inside]),
         mentions_by_form={f: forms[f] for f in FORMS if forms[f]},
         fabricated=sum(len(s.fabricated) for s in answered),
@@ -318,7 +355,7 @@ def _summary(pipeline: str, cite: str, run: int | None, items: list[Conversation
         declined=share([bool(s.declined) for s in outside]),
         mean_searches=fmean(s.searches for s in answered) if answered else 0.0,
         verdicts=dict(verdicts),
-    )  # fmt: skip
+    )
 
 
 def _per_question(items: list[ConversationScore], metric: str) -> dict[str, float]:

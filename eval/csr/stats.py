@@ -7,9 +7,9 @@ still one draw of what users ask. Seeds are fixed so a report is reproducible.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Sequence
 
 RESAMPLES = 2000
 

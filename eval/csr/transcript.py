@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -97,7 +98,9 @@ def read(directory: Path) -> list[Conversation]:
             conversation = Conversation.model_validate_json(line)
         except ValidationError as error:
             if not line.rstrip().endswith("}") or any("EOF" in e["msg"] for e in error.errors()):
-                warnings.warn(f"{path}:{number} is cut short (a run was interrupted while writing it); skipped.")
+                warnings.warn(
+                    f"{path}:{number} is cut short (a run was interrupted while writing it); skipped.", stacklevel=2
+                )
                 continue
             raise InvalidInput(
                 f"{path}:{number} is not a transcript line ({error.error_count()} problems, first: "

@@ -39,7 +39,9 @@ def parser() -> argparse.ArgumentParser:
     where.add_argument("--corpus", help="an already indexed corpus in the data directory")
     evaluate.add_argument("--url-template", help="as for `docs index`")
     evaluate.add_argument(
-        "--work", type=Path, metavar="DIR",
+        "--work",
+        type=Path,
+        metavar="DIR",
         help="data directory for --source (kept: re-runs reuse its embeddings; default: a temporary one)",
     )
     evaluate.add_argument("--config", nargs="+", action="extend", metavar="NAME", help="configurations (default: all)")
@@ -85,7 +87,15 @@ def _corpus_name(folder: Path) -> str:
 def _print_docs_run(run, misses: bool) -> None:
     print(f"corpus {run.corpus!r}: {run.documents} documents, {run.chunks} chunks (R@k: all gold pages in the first k)")
     for name, results in run.sets.items():
-        header = ("config", *(f"R@{k}" for k in run.ks), "MRR", "p50 ms", "p99 ms", "off-topic flagged", "false off-topic")
+        header = (
+            "config",
+            *(f"R@{k}" for k in run.ks),
+            "MRR",
+            "p50 ms",
+            "p99 ms",
+            "off-topic flagged",
+            "false off-topic",
+        )
         rows = [
             (
                 r.config,

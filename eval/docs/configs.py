@@ -9,9 +9,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
 
 from schema_search.docs.search import CorpusSearcher, DocsSearchConfig
 from schema_search.errors import InvalidInput
@@ -50,7 +50,9 @@ def available(channels: Sequence[str]) -> list[str]:
     ['default', 'headings', 'body', 'default-no-pins', 'default-no-headings', 'peer-bm25-pages', 'peer-dense-chunks']
     """
     # The floor and the dense ablation need the dense channel; dropping a channel needs that channel.
-    needs = {name: change.get("drop", "dense" if name == "default-no-floor" else None) for name, change in ABLATIONS.items()}
+    needs = {
+        name: change.get("drop", "dense" if name == "default-no-floor" else None) for name, change in ABLATIONS.items()
+    }
     ablations = [name for name, need in needs.items() if need is None or need in channels]
     return [DEFAULT, *channels, *ablations, PEER_BM25, PEER_DENSE]
 
@@ -63,7 +65,9 @@ def build(
     names = available(list(searcher.rankers))
     unknown = [n for n in wanted or () if n not in names]
     if unknown:
-        raise InvalidInput(f"Unknown configuration {', '.join(map(repr, unknown))}.", hint=f"Available: {', '.join(names)}.")
+        raise InvalidInput(
+            f"Unknown configuration {', '.join(map(repr, unknown))}.", hint=f"Available: {', '.join(names)}."
+        )
     shipped = workspace.corpora.config()
     pages = None
     configs = {}

@@ -25,10 +25,7 @@ def build_slice(corpus: Path, dest: Path) -> Path:
     """Copy the slice of the FastAPI corpus folder ``corpus`` into ``dest``; returns ``dest``."""
     gold = {url for q in load_questions(QUESTIONS).questions for url in q.gold}
     records = [json.loads(line) for line in (corpus / "manifest.jsonl").read_text().splitlines() if line.strip()]
-    kept = [
-        r for i, r in enumerate(records)
-        if r["url"] in gold or (i % 4 == 0 and r["path"] not in LEFT_OUT)
-    ]
+    kept = [r for i, r in enumerate(records) if r["url"] in gold or (i % 4 == 0 and r["path"] not in LEFT_OUT)]
     for record in kept:
         target = dest / "pages" / record["path"]
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -13,8 +13,8 @@ gold answers are URLs. Neither can say "off topic": they always return pages.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

@@ -9,8 +9,8 @@ questions flagged ``off_topic`` count as misses, and their share is reported too
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from ..metrics import all_gold_recall, mean, percentile, reciprocal_rank
 from .configs import DocsConfig
@@ -33,7 +33,9 @@ class SetResult:
     flagged_off_topic: float | None = None  # share of unanswerable questions flagged off topic
     false_off_topic: float = 0.0  # share of answerable questions flagged off topic
     misses: list[str] = field(default_factory=list)
-    by_kind: dict[str, dict[int, float]] = field(default_factory=dict)  # kind -> recall at each k, when a set mixes kinds
+    by_kind: dict[str, dict[int, float]] = field(
+        default_factory=dict
+    )  # kind -> recall at each k, when a set mixes kinds
 
 
 @dataclass
@@ -75,8 +77,13 @@ class DocsEvalRun:
 
 
 def evaluate(
-    configs: dict[str, DocsConfig], sets: Sequence[QuestionSet], ks: Sequence[int] = KS, *, corpus: str = "",
-    documents: int = 0, chunks: int = 0,
+    configs: dict[str, DocsConfig],
+    sets: Sequence[QuestionSet],
+    ks: Sequence[int] = KS,
+    *,
+    corpus: str = "",
+    documents: int = 0,
+    chunks: int = 0,
 ) -> DocsEvalRun:
     ks = tuple(sorted(set(ks)))
     return DocsEvalRun(

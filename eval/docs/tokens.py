@@ -71,7 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     print("| language | chunks | min | p50 | p90 | p99 | max | over the cap |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for lang, row in table.items():
-        print(f"| {lang} | {row['chunks']} | {row['min']} | {row['p50']:.0f} | {row['p90']:.0f} | {row['p99']:.0f} | {row['max']} | {row['over_cap']} of cap {row['cap']} |")
+        print(
+            f"| {lang} | {row['chunks']} | {row['min']} | {row['p50']:.0f} | {row['p90']:.0f} | {row['p99']:.0f} | {row['max']} | {row['over_cap']} of cap {row['cap']} |"
+        )
     if args.json:
         args.json.write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
     return 0

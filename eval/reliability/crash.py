@@ -290,7 +290,11 @@ def _shelf(kind: str) -> str:
 
 def _disk(folder: Path) -> tuple[str | None, frozenset[tuple[str, bool]]]:
     """What a kill can have changed: ``CURRENT``, and each generation with whether it has a manifest."""
-    gens = frozenset((p.name, (p / "manifest.json").exists()) for p in folder.glob("gen-*")) if folder.is_dir() else frozenset()
+    gens = (
+        frozenset((p.name, (p / "manifest.json").exists()) for p in folder.glob("gen-*"))
+        if folder.is_dir()
+        else frozenset()
+    )
     return _live(folder), gens
 
 

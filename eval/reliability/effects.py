@@ -214,7 +214,9 @@ class PostgresWatch:
         """Everything the case left behind, compared with ``before``; leftover sessions are then ended."""
         self.lost = []
         leftovers = self._leftover_sessions()
-        effects = self.lost + [f"left a session running: pid {pid} as {user} ({state}) {query}" for pid, user, state, query in leftovers]
+        effects = self.lost + [
+            f"left a session running: pid {pid} as {user} ({state}) {query}" for pid, user, state, query in leftovers
+        ]
         after, lost = self.snapshot()
         effects += lost + changes(before, after)
         effects += self._canaries()  # last: a cancel or terminate signal takes a moment to arrive
@@ -234,8 +236,15 @@ class PostgresWatch:
 
     def _dsn(self, role: str, password: str, name: str) -> dict:
         pg = self.pg
-        return {"host": pg.host, "port": pg.port, "dbname": pg.dbname, "user": role, "password": password,
-                "application_name": name, "connect_timeout": 10}  # fmt: skip
+        return {
+            "host": pg.host,
+            "port": pg.port,
+            "dbname": pg.dbname,
+            "user": role,
+            "password": password,
+            "application_name": name,
+            "connect_timeout": 10,
+        }
 
     def _connect_reader(self) -> None:
         self.reader = self._psycopg2.connect(**self._dsn(READER, READER_PASSWORD, "ss_canary_reader"))
@@ -268,8 +277,10 @@ class PostgresWatch:
 
     def _canaries(self) -> list[str]:
         effects = []
-        for name, connection, reconnect in (("reader", self.reader, self._connect_reader),
-                                            ("owner", self.owner, self._connect_owner)):  # fmt: skip
+        for name, connection, reconnect in (
+            ("reader", self.reader, self._connect_reader),
+            ("owner", self.owner, self._connect_owner),
+        ):
             try:
                 connection.poll()
                 for notify in connection.notifies:

@@ -133,8 +133,10 @@ def _rows() -> dict[str, list[tuple]]:
     cities = ("Oslo", "Lima", "Pune")
     return {
         "customers": [(g, f"customer {g}", f"c{g}@example.com", cities[g % 3]) for g in range(1, 31)],
-        "orders": [(g, 1 + g % 30, (g * 7 % 500) + 0.5, ("open", "paid", "void")[g % 3], f"2024-01-{1 + g % 28:02d}")
-                   for g in range(1, 201)],
+        "orders": [
+            (g, 1 + g % 30, (g * 7 % 500) + 0.5, ("open", "paid", "void")[g % 3], f"2024-01-{1 + g % 28:02d}")
+            for g in range(1, 201)
+        ],
         "sales": [(g, ("north", "south")[g % 2], g * 3) for g in range(1, 21)],
     }
 
@@ -228,9 +230,12 @@ class SuperSession:
         self.close()
         command = f"psql -X -q -A -t -v ON_ERROR_STOP=0 -p {self.port} -d {shlex.quote(self.dbname)}"
         self._process = subprocess.Popen(
-            ["su", "postgres", "-c", command], cwd="/", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            ["su", "postgres", "-c", command],
+            cwd="/",
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        )
         self._buffer = b""
         self.query("\\pset fieldsep '\\t'\nSET statement_timeout = '30s'; SET lock_timeout = '10s'")
         self.pid = int(self.query("SELECT pg_backend_pid()")[0][0])
@@ -290,8 +295,15 @@ class SuperSession:
 
 def _as_postgres(port: int, dbname: str, sql: str, timeout_s: float = 60.0) -> subprocess.CompletedProcess:
     command = f"psql -X -q -A -t -v ON_ERROR_STOP=1 -p {port} -d {shlex.quote(dbname)}"
-    return subprocess.run(["su", "postgres", "-c", command], cwd="/", input=sql, capture_output=True, text=True,
-                          timeout=timeout_s, check=False)  # fmt: skip
+    return subprocess.run(
+        ["su", "postgres", "-c", command],
+        cwd="/",
+        input=sql,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
+    )
 
 
 def postgres_unavailable(url: str | None) -> str | None:
@@ -304,8 +316,9 @@ def postgres_unavailable(url: str | None) -> str | None:
         return "no `su` to reach the PostgreSQL superuser"
     port = make_url(url).port or 5432
     try:
-        done = _as_postgres(port, "postgres", "SELECT count(*) FROM pg_available_extensions WHERE name = 'dblink';",
-                            timeout_s=20)  # fmt: skip
+        done = _as_postgres(
+            port, "postgres", "SELECT count(*) FROM pg_available_extensions WHERE name = 'dblink';", timeout_s=20
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"cannot run psql as the postgres user: {error}"
     if done.returncode != 0:
@@ -366,11 +379,16 @@ def postgres_database(scratch: Scratch, admin_url: str) -> Iterator[Postgres]:
     try:
         session = SuperSession(port, dbname)
         pg = Postgres(
-            dbname=dbname, host=host, port=port, owner=owner, owner_password=password, super=session,
+            dbname=dbname,
+            host=host,
+            port=port,
+            owner=owner,
+            owner_password=password,
+            super=session,
             data_dir=Path(session.value("SHOW data_directory")),
             socket_dir=session.value("SHOW unix_socket_directories").split(",")[0].strip(),
             oid=int(session.value("SELECT oid FROM pg_database WHERE datname = current_database()")),
-        )  # fmt: skip
+        )
         _plant(pg, scratch)
         yield pg
     finally:
@@ -434,10 +452,17 @@ def _plant(pg: Postgres, scratch: Scratch) -> None:
     superuser = f"host={pg.socket_dir} port={pg.port} dbname={pg.dbname} user=postgres"
     owner = f"host=127.0.0.1 port={pg.port} dbname={pg.dbname} user={pg.owner} password={pg.owner_password}"
     values = {
-        "OUT": out, "SECRET": str(scratch.secret), "SUPER": superuser, "OWNER_CONN": owner, "DBNAME": pg.dbname,
-        "OWNER": pg.owner, "READER": READER, "LO": str(PLANTED_LARGE_OBJECT), "CHANNEL": NOTIFY_CHANNEL,
+        "OUT": out,
+        "SECRET": str(scratch.secret),
+        "SUPER": superuser,
+        "OWNER_CONN": owner,
+        "DBNAME": pg.dbname,
+        "OWNER": pg.owner,
+        "READER": READER,
+        "LO": str(PLANTED_LARGE_OBJECT),
+        "CHANNEL": NOTIFY_CHANNEL,
         "SYSTEM_SETTING": SYSTEM_SETTING,
-    }  # fmt: skip
+    }
     for script in (_DATA_PG, _PLANTED_PG, _AUDIT_PG, _GRANTS_PG):
         sql = script
         for name, value in values.items():

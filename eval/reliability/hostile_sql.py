@@ -74,8 +74,9 @@ STARTUP_S = 180.0
 WORKER_MEMORY_MB = 6144  # the worker's address-space cap: a runaway must not take the shared machine down
 
 # A QueryFailed that says a limit stopped it, for execution layers without QueryStopped.
-_LIMIT_WORDS = re.compile(r"ran longer than|was stopped|out of memory|more memory|memory limit|statement timeout",
-                          re.IGNORECASE)  # fmt: skip
+_LIMIT_WORDS = re.compile(
+    r"ran longer than|was stopped|out of memory|more memory|memory limit|statement timeout", re.IGNORECASE
+)
 # Found in a result or an error message: something was read that should not have been.
 _LISTING_MARKERS = ("/etc/passwd", "PG_VERSION", "postgresql.auto.conf", "secret.txt")
 
@@ -145,8 +146,10 @@ class Worker:
             return self._receive(limit_s)
         except TimeoutError:  # before OSError, which it is a kind of
             self.close()
-            return {"crashed": f"the worker did not answer within {limit_s:g} s and was killed",
-                    "seconds": time.monotonic() - started}  # fmt: skip
+            return {
+                "crashed": f"the worker did not answer within {limit_s:g} s and was killed",
+                "seconds": time.monotonic() - started,
+            }
         except (OSError, EOFError):
             code = self._process.wait()
             self._process = None
@@ -156,8 +159,12 @@ class Worker:
     def _start(self) -> None:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "eval.reliability.hostile_sql", "--worker", str(self.memory_mb)],
-            cwd=self.cwd, env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
-        )  # fmt: skip
+            cwd=self.cwd,
+            env=self.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+        )
         self._buffer = b""
         self._send({"op": "warm", **self.warm})
         reply = self._receive(STARTUP_S)
@@ -233,9 +240,15 @@ def _answer(request: dict, workspaces: dict) -> dict:
     ]
     import resource
 
-    return {"error": kinds[0] if kinds else "", "kinds": kinds, "message": message[:300], "seconds": seconds,
-            "rows": len(values), "disclosed": found,
-            "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}  # fmt: skip
+    return {
+        "error": kinds[0] if kinds else "",
+        "kinds": kinds,
+        "message": message[:300],
+        "seconds": seconds,
+        "rows": len(values),
+        "disclosed": found,
+        "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+    }
 
 
 def _workspace(workspaces: dict, home: str, limit_s: float):
@@ -313,9 +326,15 @@ class Surface:
 
 
 def _run_surface(
-    surface: Surface, worker: Worker, files: FileWatch, placeholders: dict[str, str], limit_s: float,
-    hung_s: float, markers: list[str], progress: Callable[[Result], None] | None,
-) -> list[Result]:  # fmt: skip
+    surface: Surface,
+    worker: Worker,
+    files: FileWatch,
+    placeholders: dict[str, str],
+    limit_s: float,
+    hung_s: float,
+    markers: list[str],
+    progress: Callable[[Result], None] | None,
+) -> list[Result]:
     results = []
     for case in surface.cases:
         values = dict(placeholders)
@@ -339,8 +358,17 @@ def _run_surface(
             outcome = EFFECT
             if surface.after is not None:
                 surface.after()
-        result = Result(surface.name, case.id, case.category, case.runaway, outcome, error, message,
-                        round(reply.get("seconds", 0.0), 3), effects)  # fmt: skip
+        result = Result(
+            surface.name,
+            case.id,
+            case.category,
+            case.runaway,
+            outcome,
+            error,
+            message,
+            round(reply.get("seconds", 0.0), 3),
+            effects,
+        )
         results.append(result)
         if progress is not None:
             progress(result)
@@ -401,14 +429,26 @@ def run_cases(
             path = sqlite_database(scratch)
             workspace.catalogs.index(f"sqlite:///{path}", catalog="sqlite")
             catalogs.append("sqlite")
-            surfaces.append(Surface("sqlite", _pick(cases_.SQLITE, chosen), _database("sqlite", f"sqlite:///{path}",
-                                    scratch, {"DB": str(path)}), after=lambda: restore_files(scratch)))  # fmt: skip
+            surfaces.append(
+                Surface(
+                    "sqlite",
+                    _pick(cases_.SQLITE, chosen),
+                    _database("sqlite", f"sqlite:///{path}", scratch, {"DB": str(path)}),
+                    after=lambda: restore_files(scratch),
+                )
+            )
         if "duckdb" in engines:
             path = duckdb_database(scratch)
             workspace.catalogs.index(f"duckdb:///{path}", catalog="duckdb")
             catalogs.append("duckdb")
-            surfaces.append(Surface("duckdb", _pick(cases_.DUCKDB, chosen), _database("duckdb", f"duckdb:///{path}",
-                                    scratch, {"DB": str(path)}), after=lambda: restore_files(scratch)))  # fmt: skip
+            surfaces.append(
+                Surface(
+                    "duckdb",
+                    _pick(cases_.DUCKDB, chosen),
+                    _database("duckdb", f"duckdb:///{path}", scratch, {"DB": str(path)}),
+                    after=lambda: restore_files(scratch),
+                )
+            )
         if "postgres" in engines:
             url = pg_url or os.environ.get("SCHEMA_SEARCH_TEST_PG_URL") or DEFAULT_PG_URL
             why = postgres_unavailable(url)
@@ -428,17 +468,32 @@ def run_cases(
                 for name, catalog, role_url in roles:
                     workspace.catalogs.index(role_url, catalog=catalog)
                     catalogs.append(catalog)
-                    surfaces.append(Surface(name, _pick(cases_.POSTGRES, chosen),
-                                            _database(catalog, role_url, scratch, {}), postgres=watch))  # fmt: skip
+                    surfaces.append(
+                        Surface(
+                            name,
+                            _pick(cases_.POSTGRES, chosen),
+                            _database(catalog, role_url, scratch, {}),
+                            postgres=watch,
+                        )
+                    )
         if collections:
             if "sqlite" not in catalogs:
                 path = sqlite_database(scratch)
                 workspace.catalogs.index(f"sqlite:///{path}", catalog="sqlite")
             workspace.corpora.index(notes_corpus(scratch), corpus="notes")
-            surfaces.append(Surface("collections", _pick(cases_.collection_cases(), chosen), _collection_request(scratch)))
-        env = {**os.environ, TOKEN_VAR: scratch.token, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-               "PYTHONPATH": _repo_path()}  # fmt: skip
-        worker = Worker(scratch.cwd, env, memory_mb, {"home": str(scratch.home), "limit_s": limit_s, "catalogs": catalogs})
+            surfaces.append(
+                Surface("collections", _pick(cases_.collection_cases(), chosen), _collection_request(scratch))
+            )
+        env = {
+            **os.environ,
+            TOKEN_VAR: scratch.token,
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "PYTHONPATH": _repo_path(),
+        }
+        worker = Worker(
+            scratch.cwd, env, memory_mb, {"home": str(scratch.home), "limit_s": limit_s, "catalogs": catalogs}
+        )
         stack.callback(worker.close)
         results: list[Result] = []
         for surface in surfaces:
@@ -461,8 +516,7 @@ def _pick(cases: tuple[Case, ...], chosen: Callable[[Case], bool]) -> tuple[Case
 
 def _database(catalog: str, url: str, scratch: Scratch, extra: dict[str, str]) -> Callable[[Case, str], dict]:
     def request(case: Case, sql: str) -> dict:
-        return {"op": "database", "home": str(scratch.home), "catalog": catalog, "url": url,
-                "sql": fill(sql, extra)}  # fmt: skip
+        return {"op": "database", "home": str(scratch.home), "catalog": catalog, "url": url, "sql": fill(sql, extra)}
 
     return request
 
@@ -531,8 +585,10 @@ def _runaways(results: list[Result], limit_s: float) -> Part:
         "max overshoot s": round(max(0.0, overshoot), 2),
         CRASHED: sum(r.outcome == CRASHED for r in runaway),
     }
-    details = [f"{r.surface} {r.case_id}: {r.seconds:.2f} s, {r.outcome}" + (f" ({r.message[:120]})" if r.message else "")
-               for r in over]  # fmt: skip
+    details = [
+        f"{r.surface} {r.case_id}: {r.seconds:.2f} s, {r.outcome}" + (f" ({r.message[:120]})" if r.message else "")
+        for r in over
+    ]
     return Part("runaway queries", counts, f"stopped within limit + {GRACE_S:g} s, caller alive", not over, details)
 
 
@@ -553,8 +609,10 @@ def breakdown(results: list[Result]) -> str:
             rows.append([category, *(str(sum(r.outcome == o for r in mine)) for o in shown), str(len(mine))])
     rows.append(["all", *(str(sum(r.outcome == o for r in results)) for o in shown), str(len(results))])
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-             for row in rows]  # fmt: skip
+    lines = [
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+        for row in rows
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -577,8 +635,12 @@ def ci_slice(case: Case) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.reliability.hostile_sql", description=__doc__.split("\n")[0])
-    parser.add_argument("--engine", action="append", choices=("sqlite", "duckdb", "postgres"),
-                        help="a database to attack (repeatable; default: all three)")  # fmt: skip
+    parser.add_argument(
+        "--engine",
+        action="append",
+        choices=("sqlite", "duckdb", "postgres"),
+        help="a database to attack (repeatable; default: all three)",
+    )
     parser.add_argument("--no-collections", action="store_true", help="leave out query_collection")
     parser.add_argument("--no-owner", action="store_true", help="on PostgreSQL, run as the reader only")
     parser.add_argument("--limit-s", type=float, default=2.0, help="time limit per query (default 2)")
@@ -589,11 +651,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     subset: Callable[[Case], bool] | None = None
     if args.only or args.ci:
-        subset = lambda case: (not args.only or args.only in case.id) and (not args.ci or case.ci)
+
+        def subset(case: Case) -> bool:
+            return (not args.only or args.only in case.id) and (not args.ci or case.ci)
+
     progress = _printer() if args.verbose else None
     started = time.perf_counter()
-    results, notes = run_cases(args.engine or ("sqlite", "duckdb", "postgres"), not args.no_collections,
-                               args.limit_s, subset, owner=not args.no_owner, progress=progress)  # fmt: skip
+    results, notes = run_cases(
+        args.engine or ("sqlite", "duckdb", "postgres"),
+        not args.no_collections,
+        args.limit_s,
+        subset,
+        owner=not args.no_owner,
+        progress=progress,
+    )
     seconds = time.perf_counter() - started
     made = parts(results, args.limit_s, notes)
     print(table(made))
@@ -606,17 +677,29 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {line}")
     print(f"\n{len(results)} cases in {seconds:.0f} s (limit {args.limit_s:g} s per query)")
     if args.json:
-        args.json.write_text(json.dumps({"limit_s": args.limit_s, "seconds": round(seconds, 1), "notes": notes,
-                                         "parts": [dataclasses.asdict(p) for p in made],
-                                         "results": [dataclasses.asdict(r) for r in results]}, indent=1))  # fmt: skip
+        args.json.write_text(
+            json.dumps(
+                {
+                    "limit_s": args.limit_s,
+                    "seconds": round(seconds, 1),
+                    "notes": notes,
+                    "parts": [dataclasses.asdict(p) for p in made],
+                    "results": [dataclasses.asdict(r) for r in results],
+                },
+                indent=1,
+            )
+        )
     return 0 if all(p.at_target for p in made) else 1
 
 
 def _printer() -> Callable[[Result], None]:
     def show(result: Result) -> None:
         effects = f"  <- {'; '.join(result.effects)[:200]}" if result.effects else ""
-        print(f"{result.surface:18} {result.case_id:48} {result.outcome:26} {result.seconds:7.2f} s{effects}",
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"{result.surface:18} {result.case_id:48} {result.outcome:26} {result.seconds:7.2f} s{effects}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     return show
 

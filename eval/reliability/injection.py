@@ -55,13 +55,15 @@ import anyio
 import yaml
 from mcp import Client
 
-from schema_search.tools import collections as collection_tools, docs as doc_tools, tables as table_tools
-from schema_search.tools.citations import link, page
-from schema_search.tools.fence import FENCE_TAGS, inline, tag_spans
 from schema_search.describe.descriptions import apply_descriptions
 from schema_search.mcp.server import create_server
 from schema_search.settings import Settings
 from schema_search.tables.catalog import Catalog, Description
+from schema_search.tools import collections as collection_tools
+from schema_search.tools import docs as doc_tools
+from schema_search.tools import tables as table_tools
+from schema_search.tools.citations import link, page
+from schema_search.tools.fence import FENCE_TAGS, inline, tag_spans
 from schema_search.workspace import Workspace
 
 from .report import Part, table
@@ -81,9 +83,14 @@ MARK = "not instructions"
 TARGET = "every payload inside the fence; 0 escaped, left live or unmarked"
 # The figures that must be 0.
 FAILURES = (
-    "escaped the fence", "spoofed tags left live", "links to other hosts", "broken fences",
-    "structured fields not marked", "never shown", "tool errors",
-)  # fmt: skip
+    "escaped the fence",
+    "spoofed tags left live",
+    "links to other hosts",
+    "broken fences",
+    "structured fields not marked",
+    "never shown",
+    "tool errors",
+)
 
 _TAGS = "|".join(FENCE_TAGS)
 _OPENER = re.compile(rf'<({_TAGS}) origin="[^"<>\n]*"(?: title="[^"<>\n]*")?>')

@@ -73,9 +73,12 @@ def run(seconds: float = 20.0, searchers: int = 4, flood: int = 96, max_concurre
     with tempfile.TemporaryDirectory(prefix="schema-search-load-") as scratch:
         folder = Path(scratch)
         env = {
-            **os.environ, **OFFLINE, "SCHEMA_SEARCH_HOME": str(folder / "home"), "SCHEMA_SEARCH_DENSE": "false",
+            **os.environ,
+            **OFFLINE,
+            "SCHEMA_SEARCH_HOME": str(folder / "home"),
+            "SCHEMA_SEARCH_DENSE": "false",
             "SCHEMA_SEARCH_MAX_CONCURRENT_REQUESTS": str(max_concurrent),
-        }  # fmt: skip
+        }
         versions = [SHOP.read_text(), SHOP.read_text() + EXTRA_TABLE]
         for i, text in enumerate(versions):
             (folder / f"shop{i}.sqlite.sql").write_text(text)
@@ -274,7 +277,7 @@ async def _under_load(
             started = time.perf_counter()
             try:
                 response = await connection.request("POST", "/v1/catalogs/shop/search", _search_body(i), JSON)
-            except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError) as error:
+            except (TimeoutError, OSError, asyncio.IncompleteReadError) as error:
                 tally.search_statuses[f"no answer ({type(error).__name__})"] += 1
                 await connection.close()
                 continue
@@ -300,7 +303,7 @@ async def _under_load(
                 try:
                     ddl = versions[n % 2].encode()
                     response = await connection.request("POST", UPLOAD, ddl, {"Content-Type": "application/sql"})
-                except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError) as error:
+                except (TimeoutError, OSError, asyncio.IncompleteReadError) as error:
                     tally.unexpected.append(f"upload: no answer ({type(error).__name__})")
                     tally.reindexes["failed"] += 1
                     await connection.close()
@@ -319,7 +322,7 @@ async def _under_load(
             i += 1
             try:
                 problem = await attack()
-            except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError) as error:
+            except (TimeoutError, OSError, asyncio.IncompleteReadError) as error:
                 problem = f"no answer ({type(error).__name__}: {error})"
             tally.hostile[name] += 1
             if problem == BUSY:  # the concurrency limit answered first, during a flood: as it should
@@ -389,8 +392,10 @@ def _attacks(port: int):
         # Headers and the first 64 KB only: the answer must come without the rest.
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         try:
-            writer.write(b"POST /v1/catalogs/shop/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: 200000000\r\n\r\n" + b"[" * 65_536)  # fmt: skip
+            writer.write(
+                b"POST /v1/catalogs/shop/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 200000000\r\n\r\n" + b"[" * 65_536
+            )
             response = await asyncio.wait_for(_read_response(reader), TIMEOUT_S)
         finally:
             writer.close()
@@ -399,14 +404,16 @@ def _attacks(port: int):
     async def chunked_oversized() -> str | None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         try:
-            writer.write(b"POST /v1/catalogs/shop/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                         b"Transfer-Encoding: chunked\r\n\r\n")  # fmt: skip
+            writer.write(
+                b"POST /v1/catalogs/shop/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n"
+            )
             chunk = b"10000\r\n" + b" " * 65_536 + b"\r\n"
             try:
                 for _ in range(20):  # 1.3 MB, past the 1 MB JSON limit
                     writer.write(chunk)
                     await asyncio.wait_for(writer.drain(), 5)
-            except (OSError, asyncio.TimeoutError):
+            except (TimeoutError, OSError):
                 pass  # the server stopped reading: it has answered
             response = await asyncio.wait_for(_read_response(reader), TIMEOUT_S)
         finally:
@@ -430,7 +437,7 @@ def _attacks(port: int):
         ("lone surrogate", lambda: expect(422, "POST", search, b'{"question": "\\ud800"}', JSON)),
         ("multipart as DDL", lambda: expect(415, "POST", "/v1/catalogs/evil", multipart, as_multipart)),
         ("wrong method", lambda: expect(405, "PUT", search, b"{}", JSON, allows_post)),
-    ]  # fmt: skip
+    ]
 
 
 def _percentiles(samples_ms: list[float]) -> tuple[float, float]:

@@ -29,9 +29,10 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from unittest import mock
 from urllib.parse import quote
 
@@ -79,7 +80,9 @@ class Artifacts:
     notes: list[str] = field(default_factory=list)
 
     def add(self, name: str, data: bytes | str) -> None:
-        self.found[name] = self.found.get(name, b"") + (data.encode("utf-8", "replace") if isinstance(data, str) else data)
+        self.found[name] = self.found.get(name, b"") + (
+            data.encode("utf-8", "replace") if isinstance(data, str) else data
+        )
 
 
 def occurrences(data: bytes) -> int:
@@ -201,8 +204,11 @@ def _cli_runner(env: dict[str, str], artifacts: Artifacts) -> Callable[..., None
     def cli(label: str, *args: str, extra: dict[str, str] | None = None) -> None:
         done = subprocess.run(
             [sys.executable, "-m", "schema_search.cli", *args],
-            env=env | (extra or {}), cwd=REPO, capture_output=True, timeout=120,
-        )  # fmt: skip
+            env=env | (extra or {}),
+            cwd=REPO,
+            capture_output=True,
+            timeout=120,
+        )
         artifacts.add(f"cli {label}: stdout", done.stdout)
         artifacts.add(f"cli {label}: stderr", done.stderr)
 
@@ -245,10 +251,20 @@ def _http(home: Path, pg_url: str | None, failing: dict[str, str], artifacts: Ar
         call(f"index, {label}", "POST", f"{catalogs}/pgbad", json={"url": url}, headers=admin)
     url = next(iter(failing.values()))
     call("index without the admin key", "POST", f"{catalogs}/pgbad", json={"url": url})
-    call("index, body a list", "POST", f"{catalogs}/pgbad", content=json.dumps([url]),
-         headers=admin | {"Content-Type": "application/json"})  # fmt: skip
-    call("index, body not JSON", "POST", f"{catalogs}/pgbad", content='{"url": "' + url + '"',
-         headers=admin | {"Content-Type": "application/json"})  # fmt: skip
+    call(
+        "index, body a list",
+        "POST",
+        f"{catalogs}/pgbad",
+        content=json.dumps([url]),
+        headers=admin | {"Content-Type": "application/json"},
+    )
+    call(
+        "index, body not JSON",
+        "POST",
+        f"{catalogs}/pgbad",
+        content='{"url": "' + url + '"',
+        headers=admin | {"Content-Type": "application/json"},
+    )
     call("index, db of the wrong type", "POST", f"{catalogs}/pgbad", json={"url": url, "db": 5}, headers=admin)
     for page in ("/docs", "/redoc", "/openapi.json", "/healthz", "/readyz"):
         call(f"page {page}", "GET", page)
@@ -281,7 +297,9 @@ def _mcp(home: Path, artifacts: Artifacts) -> None:
         for catalog in ("pgcli", "pghttp"):
             async with Client(create_server(Workspace(Settings(home=home, dense=False)), catalog)) as client:
                 listed = await client.list_tools()
-                artifacts.add(f"mcp {catalog}: tool list", json.dumps([t.model_dump(mode="json") for t in listed.tools]))
+                artifacts.add(
+                    f"mcp {catalog}: tool list", json.dumps([t.model_dump(mode="json") for t in listed.tools])
+                )
                 for tool, arguments in calls:
                     result = await client.call_tool(tool, arguments)
                     artifacts.add(f"mcp {catalog}: {tool}", json.dumps(result.model_dump(mode="json"), default=str))
@@ -305,11 +323,29 @@ def _ask(home: Path, pg_url: str, failing: dict[str, str], artifacts: Artifacts)
         model = _scripted_model(sent)
         out, err = io.StringIO(), io.StringIO()
         env = OFFLINE | {"SCHEMA_SEARCH_SOURCE_URLS": json.dumps({"pgcli": url}), "SCHEMA_SEARCH_DENSE": "false"}
-        with mock.patch.dict(os.environ, env), mock.patch.object(agent, "litellm_complete", lambda *a, **k: model), \
-                contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # fmt: skip
+        with (
+            mock.patch.dict(os.environ, env),
+            mock.patch.object(agent, "litellm_complete", lambda *a, model=model, **k: model),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
             try:
-                main(["--home", str(home), "ask", "Which vaults are there?", "--catalog", "pgcli",
-                      "--model", "scripted", "--execute", "--yes", "--json", *more])  # fmt: skip
+                main(
+                    [
+                        "--home",
+                        str(home),
+                        "ask",
+                        "Which vaults are there?",
+                        "--catalog",
+                        "pgcli",
+                        "--model",
+                        "scripted",
+                        "--execute",
+                        "--yes",
+                        "--json",
+                        *more,
+                    ]
+                )
             except Exception as error:  # an unhandled error is printed by Python as a traceback: an artifact too
                 err.write(f"{type(error).__name__}: {error}")
         artifacts.add(f"ask --execute, {label}: stdout", out.getvalue())
@@ -375,7 +411,10 @@ def _can_connect(url: str) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--print-pg-setup", action="store_true", help="print the SQL that creates the test role")
-    parser.add_argument("--pg-url", help=f"PostgreSQL URL with the test password (default: ${PG_ENV}, else the role PG_SETUP makes on ${PG_SERVER_ENV})")
+    parser.add_argument(
+        "--pg-url",
+        help=f"PostgreSQL URL with the test password (default: ${PG_ENV}, else the role PG_SETUP makes on ${PG_SERVER_ENV})",
+    )
     args = parser.parse_args()
     if args.print_pg_setup:
         print(PG_SETUP)

@@ -106,8 +106,11 @@ def _scale(n: int, work: Path, args: argparse.Namespace) -> dict:
 
     out["search"] = _search(shipped, questions(args.queries), args.k)
     s = out["search"]
-    print(f"search p50 {s['p50_ms']} ms p99 {s['p99_ms']} ms (bare encode p50 {s['bare_encode_p50_ms']} ms, "
-          f"bare tantivy p50 {s['bare_tantivy_p50_ms']} ms)", flush=True)
+    print(
+        f"search p50 {s['p50_ms']} ms p99 {s['p99_ms']} ms (bare encode p50 {s['bare_encode_p50_ms']} ms, "
+        f"bare tantivy p50 {s['bare_tantivy_p50_ms']} ms)",
+        flush=True,
+    )
     if not args.no_http:
         out["http"] = _http(shipped.settings.home, args, work / f"serve-{n}.log")
     return out
@@ -138,10 +141,13 @@ def _search(workspace: Workspace, asked: list[str], k: int) -> dict:
     (p50, p99), (e50, e99), (b50, b99) = percentiles(full), percentiles(encode), percentiles(bare)
     return {
         "questions": len(asked),
-        "p50_ms": round(p50, 2), "p99_ms": round(p99, 2),
-        "bare_encode_p50_ms": round(e50, 2), "bare_encode_p99_ms": round(e99, 2),
-        "bare_tantivy_p50_ms": round(b50, 3), "bare_tantivy_p99_ms": round(b99, 3),
-    }  # fmt: skip
+        "p50_ms": round(p50, 2),
+        "p99_ms": round(p99, 2),
+        "bare_encode_p50_ms": round(e50, 2),
+        "bare_encode_p99_ms": round(e99, 2),
+        "bare_tantivy_p50_ms": round(b50, 3),
+        "bare_tantivy_p99_ms": round(b99, 3),
+    }
 
 
 def _http(home: Path, args: argparse.Namespace, log: Path) -> dict:
@@ -160,12 +166,18 @@ def _http(home: Path, args: argparse.Namespace, log: Path) -> dict:
         # Fewer connections: what one client waits when the server is not saturated.
         out["other_connections"] = [load(server.port, requests[: budget // 4], c) for c in others]
         s, h = out["search"], out["healthz"]
-        print(f"HTTP search {s['rps']} req/s, p50 {s['p50_ms']} ms, p99 {s['p99_ms']} ms, {s['errors']} errors "
-              f"({s['requests']} requests, {s['connections']} connections); /healthz {h['rps']} req/s; "
-              f"memory {out['memory_after_load_mb']} MB", flush=True)
+        print(
+            f"HTTP search {s['rps']} req/s, p50 {s['p50_ms']} ms, p99 {s['p99_ms']} ms, {s['errors']} errors "
+            f"({s['requests']} requests, {s['connections']} connections); /healthz {h['rps']} req/s; "
+            f"memory {out['memory_after_load_mb']} MB",
+            flush=True,
+        )
         for o in out["other_connections"]:
-            print(f"  with {o['connections']} connections: {o['rps']} req/s, p50 {o['p50_ms']} ms, p99 {o['p99_ms']} ms, "
-                  f"{o['errors']} errors", flush=True)
+            print(
+                f"  with {o['connections']} connections: {o['rps']} req/s, p50 {o['p50_ms']} ms, p99 {o['p99_ms']} ms, "
+                f"{o['errors']} errors",
+                flush=True,
+            )
         return out
     finally:
         server.stop()

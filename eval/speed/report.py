@@ -30,8 +30,10 @@ def markdown(report: dict) -> str:
 def machine_line(report: dict) -> str:
     start, end = report["machine_at_start"], report["machine_at_end"]
     backend = next(iter(report["scales"].values()))["backend"] if report["scales"] else "?"
-    return (f"machine: {start['cores']} cores, load average {' '.join(map(str, start['load_average']))} at the start, "
-            f"{' '.join(map(str, end['load_average']))} at the end; embedding backend {backend}")  # fmt: skip
+    return (
+        f"machine: {start['cores']} cores, load average {' '.join(map(str, start['load_average']))} at the start, "
+        f"{' '.join(map(str, end['load_average']))} at the end; embedding backend {backend}"
+    )
 
 
 def _rows(report: dict) -> list:
@@ -54,9 +56,12 @@ def _rows(report: dict) -> list:
         ("  reference: GET /healthz (req/s)", lambda s: _http(s, "healthz", "rps")),
         ("serve memory RSS / PSS (MB)", lambda s: _memory(s.get("http", {}).get("memory_after_load_mb"))),
         ("  reference: empty server (MB)", lambda s: _memory(report.get("empty_server", {}).get("memory_mb"))),
-        ("serve workers, ready after (s)", lambda s: f"{s.get('http', {}).get('workers', '-')}, {s.get('http', {}).get('ready_s', '-')}"),
+        (
+            "serve workers, ready after (s)",
+            lambda s: f"{s.get('http', {}).get('workers', '-')}, {s.get('http', {}).get('ready_s', '-')}",
+        ),
         ("load average after this size", lambda s: " ".join(map(str, s["machine"]["load_average"]))),
-    ]  # fmt: skip
+    ]
 
 
 def print_targets(report: dict) -> None:
@@ -67,20 +72,37 @@ def print_targets(report: dict) -> None:
     checks = [
         ("index, dense included", "<= 30 s", s["build_s"], s["build_s"] <= 30, f"BM25 only {s['build_bm25_s']} s"),
         ("re-index after 1% changed", "<= 3 s", s["reindex_s"], s["reindex_s"] <= 3, f"full build {s['build_s']} s"),
-        ("search p50 / p99", "<= 10 / 30 ms", f"{s['search']['p50_ms']} / {s['search']['p99_ms']}",
-         s["search"]["p50_ms"] <= 10 and s["search"]["p99_ms"] <= 30,
-         f"encode {s['search']['bare_encode_p50_ms']} ms, tantivy {s['search']['bare_tantivy_p50_ms']} ms"),
-    ]  # fmt: skip
+        (
+            "search p50 / p99",
+            "<= 10 / 30 ms",
+            f"{s['search']['p50_ms']} / {s['search']['p99_ms']}",
+            s["search"]["p50_ms"] <= 10 and s["search"]["p99_ms"] <= 30,
+            f"encode {s['search']['bare_encode_p50_ms']} ms, tantivy {s['search']['bare_tantivy_p50_ms']} ms",
+        ),
+    ]
     if http:
         h = http["search"]
         ok = h["rps"] >= 300 and h["p99_ms"] <= 50 and h["errors"] == 0
-        checks.append(("HTTP search", ">= 300 req/s, p99 <= 50 ms, 0 errors",
-                       f"{h['rps']} req/s, p99 {h['p99_ms']} ms, {h['errors']} errors", ok,
-                       f"/healthz {http['healthz']['rps']} req/s"))  # fmt: skip
+        checks.append(
+            (
+                "HTTP search",
+                ">= 300 req/s, p99 <= 50 ms, 0 errors",
+                f"{h['rps']} req/s, p99 {h['p99_ms']} ms, {h['errors']} errors",
+                ok,
+                f"/healthz {http['healthz']['rps']} req/s",
+            )
+        )
         memory = http["memory_after_load_mb"]
         empty = report.get("empty_server", {}).get("memory_mb", {})
-        checks.append(("serve memory (PSS)", "<= 1024 MB", f"{memory['pss']} MB (RSS {memory['rss']})",
-                       memory["pss"] <= 1024, f"empty server {empty.get('pss', '-')} MB"))  # fmt: skip
+        checks.append(
+            (
+                "serve memory (PSS)",
+                "<= 1024 MB",
+                f"{memory['pss']} MB (RSS {memory['rss']})",
+                memory["pss"] <= 1024,
+                f"empty server {empty.get('pss', '-')} MB",
+            )
+        )
     print(f"\ntargets at {int(TARGET_SCALE):,} tables")
     width = max(len(c[0]) for c in checks)
     for what, target, measured, met, reference in checks:
@@ -96,11 +118,15 @@ def print_growth(report: dict) -> None:
     for a, b in zip(names, names[1:]):
         factor = int(b) / int(a)
         sa, sb = scales[a], scales[b]
-        print(f"  {int(a):,} -> {int(b):,}: build e={growth(sa['build_s'], sb['build_s'], factor):.2f}, "
-              f"search p50 e={growth(sa['search']['p50_ms'], sb['search']['p50_ms'], factor):.2f}, "
-              f"p99 e={growth(sa['search']['p99_ms'], sb['search']['p99_ms'], factor):.2f}")
-    for title, value in (("build, dense included (s)", lambda s: s["build_s"]),
-                         ("search in process p50 (ms)", lambda s: s["search"]["p50_ms"])):  # fmt: skip
+        print(
+            f"  {int(a):,} -> {int(b):,}: build e={growth(sa['build_s'], sb['build_s'], factor):.2f}, "
+            f"search p50 e={growth(sa['search']['p50_ms'], sb['search']['p50_ms'], factor):.2f}, "
+            f"p99 e={growth(sa['search']['p99_ms'], sb['search']['p99_ms'], factor):.2f}"
+        )
+    for title, value in (
+        ("build, dense included (s)", lambda s: s["build_s"]),
+        ("search in process p50 (ms)", lambda s: s["search"]["p50_ms"]),
+    ):
         print(f"\n{title}, log scale")
         plot([(f"{int(n):,}", value(scales[n])) for n in names])
 

@@ -53,7 +53,9 @@ def synthetic_catalog(n_tables: int, seed: int = 7) -> Catalog:
             columns.append(Column(f"{target.name}_id", "BIGINT"))
             fks = (ForeignKey((f"{target.name}_id",), table_id(target.schema, target.name), ("id",)),)
         comment = " ".join(rng.sample(VOCABULARY, rng.randint(5, 15))).capitalize() if rng.random() < 0.5 else None
-        tables.append(Table(schema, name, columns=tuple(columns), primary_key=("id",), foreign_keys=fks, comment=comment))
+        tables.append(
+            Table(schema, name, columns=tuple(columns), primary_key=("id",), foreign_keys=fks, comment=comment)
+        )
     return Catalog("bench", tuple(tables))
 
 

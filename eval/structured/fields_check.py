@@ -17,8 +17,8 @@ import email.parser
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from schema_search.docs.chunker import Chunking
 from schema_search.docs.sources import read_corpus
@@ -75,24 +75,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             _ours(rows[path][names.index(field.name)]) == _expected(_plain(message.get(key)), field.type)
             for path, message in reference.items()
         )
-        columns.append({
-            "column": field.name, "key": key, "type": field.type, "list": field.list, "exact": field.exact,
-            "coverage": field.coverage, "documents": field.documents, "email_parser_documents": keys[key],
-            "values_agree": agree, "of": len(reference), "unparsed": field.unparsed,
-        })  # fmt: skip
+        columns.append(
+            {
+                "column": field.name,
+                "key": key,
+                "type": field.type,
+                "list": field.list,
+                "exact": field.exact,
+                "coverage": field.coverage,
+                "documents": field.documents,
+                "email_parser_documents": keys[key],
+                "values_agree": agree,
+                "of": len(reference),
+                "unparsed": field.unparsed,
+            }
+        )
     dropped = [
-        {"column": d.name, "key": d.keys[0], "coverage": d.coverage, "documents": d.documents,
-         "email_parser_documents": keys[d.keys[0]], "reason": d.reason}
+        {
+            "column": d.name,
+            "key": d.keys[0],
+            "coverage": d.coverage,
+            "documents": d.documents,
+            "email_parser_documents": keys[d.keys[0]],
+            "reason": d.reason,
+        }
         for d in report.dropped
-    ]  # fmt: skip
+    ]
 
     print(f"{report.documents} documents, {report.with_header} with a header; fields proposed from {report.sampled}")
     print(
         f"{'column':<15} {'type':<8} {'exact':<5} {'coverage':>8} {'ours':>5} {'email.parser':>12} {'values agree':>13}"
     )
     for c in columns:
-        print(f"{c['column']:<15} {c['type']:<8} {'yes' if c['exact'] else '':<5} {c['coverage']:>8.1%} "
-              f"{c['documents']:>5} {c['email_parser_documents']:>12} {c['values_agree']:>7}/{c['of']}")  # fmt: skip
+        print(
+            f"{c['column']:<15} {c['type']:<8} {'yes' if c['exact'] else '':<5} {c['coverage']:>8.1%} "
+            f"{c['documents']:>5} {c['email_parser_documents']:>12} {c['values_agree']:>7}/{c['of']}"
+        )
     print("dropped:")
     for d in dropped:
         print(

@@ -39,7 +39,7 @@ def read_peps(folder: Path) -> list[Pep]:
         header = page.read_text(encoding="utf-8").split("\n\n", 1)[0]
         fields = email.parser.HeaderParser().parsestr(header)
 
-        def value(key: str) -> str | None:
+        def value(key: str, fields=fields) -> str | None:
             found = fields.get(key)
             return " ".join(found.split()) if found is not None else None
 

@@ -22,12 +22,13 @@ import json
 import re
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from schema_search.agent.answer import answer
-from schema_search.tools.collections import CollectionTools
 from schema_search.settings import Settings
+from schema_search.tools.collections import CollectionTools
 from schema_search.workspace import Workspace
 
 from .gold import read_peps
@@ -41,23 +42,47 @@ REQUESTS: list[tuple[str, str]] = [
     (f"Give the title and link of PEP {n}.", f"{SELECT}pep = {n}")
     for n in (8, 20, 257, 343, 393, 484, 572, 634, 695, 703)
 ] + [
-    ("Titles and links of the Final typing PEPs created in 2021.",
-     f"{SELECT}topic LIKE '%Typing%' AND status = 'Final' AND year(created) = 2021 ORDER BY pep"),
-    ("Titles and links of the Active governance PEPs.", f"{SELECT}topic LIKE '%Governance%' AND status = 'Active' ORDER BY pep"),
-    ("Titles and links of the PEPs that target Python 3.12 and are Final.",
-     f"{SELECT}python_version = '3.12' AND status = 'Final' ORDER BY pep"),
-    ("Titles and links of the Process PEPs created before 2001.", f"{SELECT}type = 'Process' AND created < DATE '2001-01-01' ORDER BY pep"),
-    ("Titles and links of the five newest PEPs.", "SELECT pep, title, url FROM documents ORDER BY created DESC, pep DESC LIMIT 5"),
-    ("Titles and links of the Deferred Standards Track PEPs for Python 3.x, first five.",
-     f"{SELECT}status = 'Deferred' AND type = 'Standards Track' AND python_version LIKE '3.%' ORDER BY pep LIMIT 5"),
-    ("Titles and links of the Release PEPs for Python 3.13 and 3.14.",
-     f"{SELECT}topic LIKE '%Release%' AND python_version IN ('3.13', '3.14') ORDER BY pep"),
-    ("Titles and links of Guido van Rossum's Final PEPs from 2016 on.",
-     f"{SELECT}author LIKE '%Guido van Rossum%' AND status = 'Final' AND year(created) >= 2016 ORDER BY pep"),
-    ("Titles and links of the Withdrawn packaging PEPs.", f"{SELECT}topic LIKE '%Packaging%' AND status = 'Withdrawn' ORDER BY pep"),
-    ("Titles and links of the Informational PEPs created in 2004.",
-     f"{SELECT}type = 'Informational' AND year(created) = 2004 ORDER BY pep"),
-]  # fmt: skip
+    (
+        "Titles and links of the Final typing PEPs created in 2021.",
+        f"{SELECT}topic LIKE '%Typing%' AND status = 'Final' AND year(created) = 2021 ORDER BY pep",
+    ),
+    (
+        "Titles and links of the Active governance PEPs.",
+        f"{SELECT}topic LIKE '%Governance%' AND status = 'Active' ORDER BY pep",
+    ),
+    (
+        "Titles and links of the PEPs that target Python 3.12 and are Final.",
+        f"{SELECT}python_version = '3.12' AND status = 'Final' ORDER BY pep",
+    ),
+    (
+        "Titles and links of the Process PEPs created before 2001.",
+        f"{SELECT}type = 'Process' AND created < DATE '2001-01-01' ORDER BY pep",
+    ),
+    (
+        "Titles and links of the five newest PEPs.",
+        "SELECT pep, title, url FROM documents ORDER BY created DESC, pep DESC LIMIT 5",
+    ),
+    (
+        "Titles and links of the Deferred Standards Track PEPs for Python 3.x, first five.",
+        f"{SELECT}status = 'Deferred' AND type = 'Standards Track' AND python_version LIKE '3.%' ORDER BY pep LIMIT 5",
+    ),
+    (
+        "Titles and links of the Release PEPs for Python 3.13 and 3.14.",
+        f"{SELECT}topic LIKE '%Release%' AND python_version IN ('3.13', '3.14') ORDER BY pep",
+    ),
+    (
+        "Titles and links of Guido van Rossum's Final PEPs from 2016 on.",
+        f"{SELECT}author LIKE '%Guido van Rossum%' AND status = 'Final' AND year(created) >= 2016 ORDER BY pep",
+    ),
+    (
+        "Titles and links of the Withdrawn packaging PEPs.",
+        f"{SELECT}topic LIKE '%Packaging%' AND status = 'Withdrawn' ORDER BY pep",
+    ),
+    (
+        "Titles and links of the Informational PEPs created in 2004.",
+        f"{SELECT}type = 'Informational' AND year(created) = 2004 ORDER BY pep",
+    ),
+]
 
 _PAIR = re.compile(r"^(.*): (\S+) \[")
 _ROW = re.compile(r"^(\[S[0-9a-f]+\]) \| (\d+) \| (.+) \| (\S+)$")
@@ -144,8 +169,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with_placeholders = run(workspace, True, gold)
     raw = run(workspace, False, gold)
     for name, found in (("placeholders", with_placeholders), ("raw links", raw)):
-        print(f"{name:<13} {found['answers']} answers, {found['pairs']} title-link pairs: "
-              f"{found['wrong_pairs']} wrong, in {found['answers_with_a_wrong_pair']} answers")  # fmt: skip
+        print(
+            f"{name:<13} {found['answers']} answers, {found['pairs']} title-link pairs: "
+            f"{found['wrong_pairs']} wrong, in {found['answers_with_a_wrong_pair']} answers"
+        )
     for a in raw["details"]:
         for title, link in a["wrong"]:
             print(f"  raw: {title!r} -> {link}")

@@ -17,8 +17,9 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from schema_search.settings import Settings
 from schema_search.structured.models import QueryRequest

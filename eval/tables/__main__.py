@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
 
 from schema_search.cli.main import command_line
 from schema_search.cli.output import examples, print_table, progress
@@ -30,16 +29,26 @@ def parser() -> argparse.ArgumentParser:
             "python -m eval.tables $B/bird_dev --per-db --config default body peer-bm25 --report bird.html",
         ),
     )
-    evaluate.add_argument("bench_dir", type=Path, metavar="BENCH_DIR", help="folder with schemas.jsonl and questions.jsonl")
     evaluate.add_argument(
-        "--distractors", type=Path, nargs="+", action="extend", default=[], metavar="DIR",
+        "bench_dir", type=Path, metavar="BENCH_DIR", help="folder with schemas.jsonl and questions.jsonl"
+    )
+    evaluate.add_argument(
+        "--distractors",
+        type=Path,
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="DIR",
         help="schema folders pooled in as distractors (pooled condition only)",
     )
     evaluate.add_argument(
         "--per-db", action="store_true", help="each question searches only its own database (default: pooled)"
     )
     evaluate.add_argument(
-        "--config", nargs="+", action="extend", metavar="NAME",
+        "--config",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
         help="configurations to run (default: all): default names text body dense merged rrf-equal "
         "rrf-body+dense peer-bm25 peer-dense",
     )
@@ -48,7 +57,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
     evaluate.add_argument("--report", type=Path, metavar="OUT.html", help="write a self-contained HTML report")
     evaluate.add_argument(
-        "--update-baseline", action="store_true",
+        "--update-baseline",
+        action="store_true",
         help="rewrite this slice's file under eval/baselines/ (the gate test compares against it)",
     )
     evaluate.set_defaults(run=_eval)
@@ -70,9 +80,7 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     distractors = [db for folder in args.distractors for db in benchmarks.load_databases(folder)]
     if args.per_db and args.distractors:
         print("note: --distractors play no part in --per-db", file=sys.stderr)
-    print(
-        f"Evaluating {benchmark.name} ({condition}): {len(benchmark.questions)} questions ...", file=sys.stderr
-    )
+    print(f"Evaluating {benchmark.name} ({condition}): {len(benchmark.questions)} questions ...", file=sys.stderr)
     run = run_eval(
         benchmark,
         condition,

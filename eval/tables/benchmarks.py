@@ -17,9 +17,10 @@ that peer baselines can read the files the way an independent tool would.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from schema_search.connectors.benchmark import FILENAME as SCHEMAS_FILE
 from schema_search.connectors.benchmark import database_tables, records

@@ -21,9 +21,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from schema_search.core import analyzer, index
 from schema_search.core.fusion import rrf
@@ -116,8 +116,11 @@ class ConfigBuilder:
         # catalog: no row of their own, and no ablation of their weighting. (Other
         # channels always get a row, so every per-db catalog has the same list.)
         empty = {c for c in OPTIONAL_FIELDS if searcher.coverage.get(c, 0.0) == 0}
-        names = [n for n in available([c for c in searcher.rankers if c not in empty])
-                 if not (n == NO_NOVELTY and "descriptions" in empty)]
+        names = [
+            n
+            for n in available([c for c in searcher.rankers if c not in empty])
+            if not (n == NO_NOVELTY and "descriptions" in empty)
+        ]
         unknown = [n for n in self.wanted or () if n not in names]
         if unknown:
             raise InvalidInput(
@@ -136,7 +139,9 @@ class ConfigBuilder:
         self, config: str, name: str, searcher: CatalogSearcher, catalog: Catalog, records: list[peers.TableRecord]
     ) -> Config:
         if config == DEFAULT:
-            return Config(config, lambda q, k: [c.table for c in self.workspace.catalogs.search(name, q, k).candidates], False)
+            return Config(
+                config, lambda q, k: [c.table for c in self.workspace.catalogs.search(name, q, k).candidates], False
+            )
         if config in ABLATIONS:
             return Config(config, self._ablation(searcher, ABLATIONS[config]), False)
         if config in searcher.rankers:

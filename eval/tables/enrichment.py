@@ -31,9 +31,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
 
 from schema_search.describe.descriptions import apply_descriptions, read_descriptions
 from schema_search.settings import Settings
@@ -101,7 +101,11 @@ def own_text_experiment(limit: int | None = None, root: Path = BENCHMARKS, setti
     # name -> (benchmark, distractors, whether the text is in the descriptions field)
     variants = {
         "as comments (text channel), shipped": (benchmark, distractors, False),
-        "left out": (replace(benchmark, databases=without_comments(benchmark.databases)), without_comments(distractors), False),
+        "left out": (
+            replace(benchmark, databases=without_comments(benchmark.databases)),
+            without_comments(distractors),
+            False,
+        ),
         "as descriptions (descriptions channel)": (
             replace(benchmark, databases=comments_as_descriptions(benchmark.databases)),
             comments_as_descriptions(distractors),
@@ -157,13 +161,30 @@ def experiment(
     catalog = catalog_of(name, pooled(enriched, enriched_distractors))
     diagnosis = diagnose(catalog, widespread_words(catalog, top_words))
     crossed = [
-        {"word": r.word, "field": r.field, "before": r.before, "after": r.after, "documents": r.documents,
-         "idf_before": round(r.idf_before, 3), "idf_after": round(r.idf_after, 3)}
+        {
+            "word": r.word,
+            "field": r.field,
+            "before": r.before,
+            "after": r.after,
+            "documents": r.documents,
+            "idf_before": round(r.idf_before, 3),
+            "idf_after": round(r.idf_after, 3),
+        }
         for r in diagnosis.rows
         if r.collapsed and r.before <= r.documents * SHARE_LIMIT
     ]
-    fusion = settings.model_dump(include={"rrf_k", "weight_names", "weight_text", "weight_body", "weight_descriptions",
-                                          "weight_dense", "dense", "scale_by_coverage"})
+    fusion = settings.model_dump(
+        include={
+            "rrf_k",
+            "weight_names",
+            "weight_text",
+            "weight_body",
+            "weight_descriptions",
+            "weight_dense",
+            "dense",
+            "scale_by_coverage",
+        }
+    )
     return {
         "benchmark": name,
         "settings": fusion,
@@ -195,14 +216,20 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(own_text_markdown(own))
     if args.json:
-        args.json.write_text(json.dumps({"generated": results, "bird_own_text": own}, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps({"generated": results, "bird_own_text": own}, indent=2) + "\n", encoding="utf-8"
+        )
     return 0
 
 
 def own_text_markdown(result: dict) -> str:
     """The BIRD own-descriptions rows, as Markdown."""
-    lines = [f"BIRD's own descriptions ({result['questions']} questions, pooled):", "",
-             "| BIRD's descriptions | " + " | ".join(f"R@{k}" for k in KS) + " |", "|---|" + "---:|" * len(KS)]
+    lines = [
+        f"BIRD's own descriptions ({result['questions']} questions, pooled):",
+        "",
+        "| BIRD's descriptions | " + " | ".join(f"R@{k}" for k in KS) + " |",
+        "|---|" + "---:|" * len(KS),
+    ]
     for row, figures in result["recall"].items():
         lines.append(f"| {row} | " + " | ".join(f"{figures[f'recall@{k}']:.3f}" for k in KS) + " |")
     return "\n".join(lines)
@@ -210,9 +237,7 @@ def own_text_markdown(result: dict) -> str:
 
 def markdown(results: list[dict]) -> str:
     """The side-by-side table and the collapsed words, as Markdown."""
-    header = "| descriptions | " + " | ".join(
-        f"{r['benchmark']} R@{k}" for r in results for k in KS
-    ) + " |"
+    header = "| descriptions | " + " | ".join(f"{r['benchmark']} R@{k}" for r in results for k in KS) + " |"
     lines = [
         f"Fusion settings: {', '.join(f'{k}={v}' for k, v in results[0].get('settings', {}).items())}.",
         "",

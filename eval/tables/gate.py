@@ -10,9 +10,9 @@ when ``default`` recall@10 falls more than :data:`TOLERANCE` below its baseline.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from schema_search.settings import Settings
 

@@ -16,7 +16,8 @@ tools do.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,12 @@ def bm25_text(record: dict[str, Any]) -> str:
     """
     parts = [record["name"], record.get("natural_name"), record.get("description")]
     for column in record["columns"]:
-        parts += [column["name"], column.get("natural_name"), column.get("description"), column.get("value_description")]
+        parts += [
+            column["name"],
+            column.get("natural_name"),
+            column.get("description"),
+            column.get("value_description"),
+        ]
     return " ".join(p for p in parts if p)
 
 

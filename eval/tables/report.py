@@ -6,8 +6,8 @@ No scripts, no fonts or styles from elsewhere: the file reads the same offline.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from html import escape
-from typing import Sequence
 
 from .benchmarks import POOLED
 from .runner import EvalRun
@@ -71,28 +71,38 @@ def plot(run: EvalRun, width: int = 640, height: int = 360) -> str:
     def y(v: float) -> float:
         return top + (1 - v) * plot_h
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-             f'aria-label="all-gold recall at k per configuration">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'aria-label="all-gold recall at k per configuration">'
+    ]
     for tick in (0, 0.2, 0.4, 0.6, 0.8, 1.0):
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" class="grid"/>')
         parts.append(f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:.1f}</text>')
     for k in run.ks:
         parts.append(f'<text x="{x(k):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{k}</text>')
     parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle">k</text>')
-    parts.append(f'<text x="12" y="{top + plot_h / 2:.1f}" text-anchor="middle" '
-                 f'transform="rotate(-90 12 {top + plot_h / 2:.1f})">all-gold recall</text>')
+    parts.append(
+        f'<text x="12" y="{top + plot_h / 2:.1f}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {top + plot_h / 2:.1f})">all-gold recall</text>'
+    )
     for i, result in enumerate(run.results):
         color = COLORS[i % len(COLORS)]
         dash = ' stroke-dasharray="6 4"' if result.config.startswith(DASHED) else ""
         points = " ".join(f"{x(k):.1f},{y(result.recall[k]):.1f}" for k in run.ks)
-        parts.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"{dash}>'
-                     f"<title>{escape(result.config)}</title></polyline>")
+        parts.append(
+            f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"{dash}>'
+            f"<title>{escape(result.config)}</title></polyline>"
+        )
         for k in run.ks:
-            parts.append(f'<circle cx="{x(k):.1f}" cy="{y(result.recall[k]):.1f}" r="3" fill="{color}">'
-                         f"<title>{escape(result.config)} recall@{k} = {result.recall[k]:.3f}</title></circle>")
+            parts.append(
+                f'<circle cx="{x(k):.1f}" cy="{y(result.recall[k]):.1f}" r="3" fill="{color}">'
+                f"<title>{escape(result.config)} recall@{k} = {result.recall[k]:.3f}</title></circle>"
+            )
         ly = top + 14 + i * 18
-        parts.append(f'<line x1="{width - right + 12}" x2="{width - right + 36}" y1="{ly - 4}" y2="{ly - 4}" '
-                     f'stroke="{color}" stroke-width="2"{dash}/>')
+        parts.append(
+            f'<line x1="{width - right + 12}" x2="{width - right + 36}" y1="{ly - 4}" y2="{ly - 4}" '
+            f'stroke="{color}" stroke-width="2"{dash}/>'
+        )
         parts.append(f'<text x="{width - right + 42}" y="{ly}">{escape(result.config)}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -101,29 +111,49 @@ def plot(run: EvalRun, width: int = 640, height: int = 360) -> str:
 def _summary(run: EvalRun, generated_at: str) -> str:
     if run.condition == POOLED:
         pool = " + ".join([run.benchmark, *run.distractors])
-        condition = (f"<b>pooled</b>: every database of {escape(pool)} in one catalog of {run.tables} tables; "
-                     "the question does not say which database it is about.")
+        condition = (
+            f"<b>pooled</b>: every database of {escape(pool)} in one catalog of {run.tables} tables; "
+            "the question does not say which database it is about."
+        )
     else:
-        condition = (f"<b>per-db</b>: each question searches only its own database "
-                     f"({len(run.databases)} databases, {run.tables} tables in all).")
-    evidence = (" BIRD's <code>evidence</code> text is appended to each question, as BIRD's own evaluation does."
-                if run.evidence else "")
-    return (f"<p>{condition} {run.questions} questions.{evidence}</p>"
-            f'<p class="meta">schema-search {escape(run.version)} · generated {escape(generated_at)}</p>')
+        condition = (
+            f"<b>per-db</b>: each question searches only its own database "
+            f"({len(run.databases)} databases, {run.tables} tables in all)."
+        )
+    evidence = (
+        " BIRD's <code>evidence</code> text is appended to each question, as BIRD's own evaluation does."
+        if run.evidence
+        else ""
+    )
+    return (
+        f"<p>{condition} {run.questions} questions.{evidence}</p>"
+        f'<p class="meta">schema-search {escape(run.version)} · generated {escape(generated_at)}</p>'
+    )
 
 
 def _figures(run: EvalRun) -> str:
     k = run.headline_k
-    header = ["config", *[f"recall@{n}" for n in run.ks], *[f"table recall@{n}" for n in run.ks],
-              "MRR", f"mean candidates (k={k})", "p50 ms", "p99 ms"]
+    header = [
+        "config",
+        *[f"recall@{n}" for n in run.ks],
+        *[f"table recall@{n}" for n in run.ks],
+        "MRR",
+        f"mean candidates (k={k})",
+        "p50 ms",
+        "p99 ms",
+    ]
     best = {n: max(r.recall[n] for r in run.results) for n in run.ks}
     rows = []
     for r in run.results:
         cells = [f"<th>{escape(r.config)}</th>"]
         cells += [_cell(r.recall[n], r.recall[n] == best[n]) for n in run.ks]
         cells += [_cell(r.table_recall[n]) for n in run.ks]
-        cells += [_cell(r.mrr), f"<td>{r.mean_candidates:.2f}</td>", f"<td>{r.p50_ms:.2f}</td>",
-                  f"<td>{r.p99_ms:.2f}</td>"]
+        cells += [
+            _cell(r.mrr),
+            f"<td>{r.mean_candidates:.2f}</td>",
+            f"<td>{r.p50_ms:.2f}</td>",
+            f"<td>{r.p99_ms:.2f}</td>",
+        ]
         rows.append(cells)
     return _table(header, rows)
 
@@ -137,17 +167,20 @@ def _per_db(run: EvalRun) -> str:
             continue
         values = [r.per_db.get(db, {}).get(k, 0.0) for r in run.results]
         top = max(values)
-        rows.append([f"<th>{escape(db)}</th>", f"<td>{tables}</td>", f"<td>{asked}</td>",
-                     *[_cell(v, v == top) for v in values]])
+        rows.append(
+            [f"<th>{escape(db)}</th>", f"<td>{tables}</td>", f"<td>{asked}</td>", *[_cell(v, v == top) for v in values]]
+        )
     return _table(header, rows)
 
 
 def _configs(run: EvalRun) -> str:
     items = "".join(f"<li><b>{escape(r.config)}</b>: {CONFIG_NOTES.get(r.config, '')}</li>" for r in run.results)
-    return (f"<ul>{items}</ul><p>Table recall: share of gold tables in the top k. MRR: 1 / rank of the first "
-            f"gold table within the top {max(run.ks)}. Mean candidates: tables returned for k={run.headline_k} "
-            "(join completion may add bridge tables beyond k; only the first k count for recall). "
-            "Latency: one question, the call that answers it first, in this process.</p>")
+    return (
+        f"<ul>{items}</ul><p>Table recall: share of gold tables in the top k. MRR: 1 / rank of the first "
+        f"gold table within the top {max(run.ks)}. Mean candidates: tables returned for k={run.headline_k} "
+        "(join completion may add bridge tables beyond k; only the first k count for recall). "
+        "Latency: one question, the call that answers it first, in this process.</p>"
+    )
 
 
 def _cell(value: float, best: bool = False) -> str:

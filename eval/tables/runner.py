@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
 
 from schema_search import __version__
 from schema_search.settings import Settings

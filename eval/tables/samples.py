@@ -28,10 +28,10 @@ import os
 import sys
 import tempfile
 import uuid
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from schema_search.settings import Settings
 from schema_search.tables.search import SearchConfig
@@ -136,8 +136,12 @@ def run(pg_url: str | None = PG_URL, settings: Settings | None = None) -> dict:
         rows: dict[str, dict] = {}
         for name, change in ABLATIONS.items():
             config = configured(workspace, change)
-            row = {f"{group} ({len(items)})": recall(workspace, "crm", config, items) for group, items in groups().items()}
-            row[f"shop ({len(cases('shop_cases.jsonl'))})"] = recall(workspace, "shop", config, cases("shop_cases.jsonl"))
+            row = {
+                f"{group} ({len(items)})": recall(workspace, "crm", config, items) for group, items in groups().items()
+            }
+            row[f"shop ({len(cases('shop_cases.jsonl'))})"] = recall(
+                workspace, "shop", config, cases("shop_cases.jsonl")
+            )
             row["off topic, crm"] = off_topic_share(workspace, "crm", config, off_topic)
             row["off topic, shop"] = off_topic_share(workspace, "shop", config, off_topic)
             rows[name] = row
@@ -179,8 +183,10 @@ def markdown(result: dict) -> str:
                 cells.append(f"{value:.2f}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append(f"All-gold recall@{KS[0]} / @{KS[1]}; off topic: share of {result['off_topic_questions']} "
-                 "off-topic questions answered `off_topic`.")
+    lines.append(
+        f"All-gold recall@{KS[0]} / @{KS[1]}; off topic: share of {result['off_topic_questions']} "
+        "off-topic questions answered `off_topic`."
+    )
     if result["note"]:
         lines.append(f"Note: {result['note']}.")
     return "\n".join(lines)
@@ -197,8 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         serialisable = {
             **result,
-            "rows": {c: {s: ({f"recall@{k}": round(v[k], 4) for k in KS} if isinstance(v, dict) else round(v, 4))
-                         for s, v in r.items()} for c, r in result["rows"].items()},
+            "rows": {
+                c: {
+                    s: ({f"recall@{k}": round(v[k], 4) for k in KS} if isinstance(v, dict) else round(v, 4))
+                    for s, v in r.items()
+                }
+                for c, r in result["rows"].items()
+            },
         }
         args.json.write_text(json.dumps(serialisable, indent=2) + "\n", encoding="utf-8")
     return 0

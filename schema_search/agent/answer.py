@@ -17,7 +17,6 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import SchemaSearchError
-from .ask import MAX_TURNS, REPEATED, AgentFailed, Complete, better_model_hint
 from ..tools.citations import Citation, Ledger
 from ..tools.collections import DESCRIPTIONS as COLLECTION
 from ..tools.collections import NOTICE as COLLECTION_NOTICE
@@ -25,6 +24,7 @@ from ..tools.collections import CollectionTools, describe_text, query_text
 from ..tools.docs import DESCRIPTIONS as DOCS
 from ..tools.docs import NOTICE as DOCS_NOTICE
 from ..tools.docs import DocTools, document_text, search_docs_text
+from .ask import MAX_TURNS, REPEATED, AgentFailed, Complete, better_model_hint
 from .loop import choose, function_spec, next_calls, repeated, tool_arguments, tool_reply
 
 _COLLECTION = {"collection": {"type": "string", "description": "which corpus or catalog, when several are served"}}

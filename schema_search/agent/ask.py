@@ -13,17 +13,18 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..errors import SchemaSearchError, first_line
-from ..tools.citations import Citation, Ledger
 from ..execute.run import QueryResult
 from ..preflight.gate import ExecuteResult
-from .loop import choose, function_spec, next_calls, repeated, tool_arguments, tool_reply
 from ..sql.validate import Validation, catalog_dialect
+from ..tools.citations import Citation, Ledger
 from ..tools.tables import DESCRIPTIONS, NOTICE, SchemaTools, search_text, table_text, validation_text
+from .loop import choose, function_spec, next_calls, repeated, tool_arguments, tool_reply
 
 # Model turns before giving up; a good run needs 3 to 6 (search, a table or two, validate, submit).
 MAX_TURNS = 12

@@ -52,11 +52,13 @@ def assistant_message(response: Any) -> dict[str, Any]:
     calls = []
     for call in _get(message, "tool_calls") or []:
         function = _get(call, "function")
-        calls.append({
-            "id": _get(call, "id"),
-            "type": "function",
-            "function": {"name": _get(function, "name"), "arguments": _get(function, "arguments") or "{}"},
-        })  # fmt: skip
+        calls.append(
+            {
+                "id": _get(call, "id"),
+                "type": "function",
+                "function": {"name": _get(function, "name"), "arguments": _get(function, "arguments") or "{}"},
+            }
+        )
     plain: dict[str, Any] = {"role": "assistant", "content": _get(message, "content") or ""}
     if calls:
         plain["tool_calls"] = calls

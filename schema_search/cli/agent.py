@@ -24,13 +24,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "with --corpus, from the documents (passages by search, counts by query_collection), cited",
         **examples(
             'schema-search ask "revenue per category" --catalog shop',
-            'schema-search ask "revenue of Acme last month" --catalog shop --execute --answer \'value:main.suppliers.company_name=Acme GmbH\'',
+            "schema-search ask \"revenue of Acme last month\" --catalog shop --execute --answer 'value:main.suppliers.company_name=Acme GmbH'",
             'schema-search ask "which PEPs are Final?" --corpus peps --model gpt-4o-mini',
         ),
     )
     ask.add_argument("question", help="the question, in plain language (quote it)")
     ask.add_argument("--catalog", help="catalog to write SQL for (with --corpus: also served as a collection)")
-    ask.add_argument("--corpus", action="append", default=[], metavar="NAME", help="corpus to answer from; repeat for several")
+    ask.add_argument(
+        "--corpus", action="append", default=[], metavar="NAME", help="corpus to answer from; repeat for several"
+    )
     ask.add_argument(
         "--model",
         help="litellm model (default: $SCHEMA_SEARCH_ASK_MODEL, else local/smollm2, the embedded model: no key, "
@@ -38,18 +40,23 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     ask.add_argument("--api-base", help="URL of an OpenAI-compatible server, for --model openai/NAME")
     ask.add_argument(
-        "--execute", action="store_true",
+        "--execute",
+        action="store_true",
         help="run the SQL read-only, after its preflight checklist: questions it leaves open are printed "
         "(exit 3) instead of running, and a complete one runs once approved",
     )
     ask.add_argument(
-        "--answer", action="append", default=[], metavar="SLOT=VALUE",
+        "--answer",
+        action="append",
+        default=[],
+        metavar="SLOT=VALUE",
         help="with --execute: the answer to a checklist question, by slot key "
         "(e.g. value:main.suppliers.company_name='Acme GmbH'); repeat for several",
     )
     ask.add_argument("--yes", action="store_true", help="with --execute: approve a complete checklist without asking")
     ask.add_argument(
-        "--url", help="database URL for --execute (default: the config file's or $SCHEMA_SEARCH_SOURCE_URLS, else the catalog's own)"
+        "--url",
+        help="database URL for --execute (default: the config file's or $SCHEMA_SEARCH_SOURCE_URLS, else the catalog's own)",
     )
     ask.add_argument("--json", action="store_true", help="print the answer as JSON")
     ask.set_defaults(run=_ask)
@@ -76,8 +83,9 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
         executor = workspace.catalogs.gate(args.catalog, url=url)
     answers = _answers(args.answer)
     with stdout_to_stderr():  # stdout is for the answer (--json: only JSON); litellm may log there
-        answer = agent.ask(args.question, tools=tools, model=model, complete=complete,
-                           dialect=executor.dialect if executor else None)  # fmt: skip
+        answer = agent.ask(
+            args.question, tools=tools, model=model, complete=complete, dialect=executor.dialect if executor else None
+        )
     status = 0
     if executor is not None:
         # The SQL runs only behind its checklist, and only once approved: the same path as execute_sql.
@@ -94,7 +102,8 @@ def _ask(args: argparse.Namespace, settings: Settings) -> int:
             from ..errors import QueryRefused
 
             raise QueryRefused(
-                f"Refusing to run the SQL: {' '.join(execution.checklist.errors)}", hint="Ask again, or name the tables."
+                f"Refusing to run the SQL: {' '.join(execution.checklist.errors)}",
+                hint="Ask again, or name the tables.",
             )
         answer = answer.model_copy(update={"execution": execution, "result": execution.result})
         for warning in answer.result.warnings if answer.result is not None else ():
@@ -168,8 +177,11 @@ def _ask_documents(args: argparse.Namespace, settings: Settings, model: str, com
         return 0
     print(result.text)
     print(f"\n(tools: {', '.join(result.tools)}; {result.turns} turns)")
-    for what, items in (("IDs never given", result.fabricated), ("placeholders never issued", result.placeholders_unknown),
-                        ("URLs no result carried", result.urls_not_retrieved)):  # fmt: skip
+    for what, items in (
+        ("IDs never given", result.fabricated),
+        ("placeholders never issued", result.placeholders_unknown),
+        ("URLs no result carried", result.urls_not_retrieved),
+    ):
         if items:
             print(f"warning: the answer has {what}: {', '.join(items)}")
     return 0

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..errors import InvalidInput
 from ..settings import Settings
@@ -106,7 +106,9 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
     for table, reason in list(run.failed.items())[:20]:
         print(f"  failed: {table}: {reason}", file=sys.stderr)
     if described or run.reused:
-        print(f"Re-indexed catalog {args.catalog!r}; see a description with `schema-search table TABLE --catalog {args.catalog}`.")
+        print(
+            f"Re-indexed catalog {args.catalog!r}; see a description with `schema-search table TABLE --catalog {args.catalog}`."
+        )
     if run.interrupted:
         print("Interrupted: re-run the same command to describe the rest.", file=sys.stderr)
         return 130

@@ -17,8 +17,13 @@ from . import moved, structured
 from .output import confirm, examples, print_json, print_table, print_warnings, progress
 
 SNIPPET_CHARS = 300
-UNITS = {"loading the model": "model", "reading": "file", "indexing": "chunk", "writing the index": "chunk",
-         "embedding": "chunk"}  # fmt: skip
+UNITS = {
+    "loading the model": "model",
+    "reading": "file",
+    "indexing": "chunk",
+    "writing the index": "chunk",
+    "embedding": "chunk",
+}
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -39,7 +44,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="read a folder of documents, chunk them and index them as a corpus",
         description=(
             "Read every supported file under FOLDER (recursively), cut it into token-sized chunks at its "
-            "headings, and index it as a corpus. A manifest.jsonl in FOLDER ({\"path\", \"url\", \"title\"} per "
+            'headings, and index it as a corpus. A manifest.jsonl in FOLDER ({"path", "url", "title"} per '
             "line) gives each file's URL and title; else a front-matter url, else --url-template, else the "
             "relative path. Re-running replaces the corpus atomically."
         ),
@@ -75,7 +80,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     show = group.add_parser(
         "show",
         help="show a chunk, or a whole document, by source ID",
-        **examples("schema-search docs show S3fa21c --corpus handbook", "schema-search docs show D81c0e2 --corpus handbook --json"),
+        **examples(
+            "schema-search docs show S3fa21c --corpus handbook",
+            "schema-search docs show D81c0e2 --corpus handbook --json",
+        ),
     )
     show.add_argument("source_id", help="an ID like S3fa21c, from search results")
     show.add_argument("--corpus", required=True, help="corpus the ID is from")
@@ -174,7 +182,14 @@ def _corpora(args: argparse.Namespace, settings: Settings) -> int:
         print("No corpora yet. Create one with `schema-search docs index FOLDER --corpus NAME`.")
         return 0
     rows = [
-        (i.name, str(i.documents), str(i.chunks), "yes" if i.dense else "no", str(len(i.warnings)), i.source.get("path", ""))
+        (
+            i.name,
+            str(i.documents),
+            str(i.chunks),
+            "yes" if i.dense else "no",
+            str(len(i.warnings)),
+            i.source.get("path", ""),
+        )
         for i in infos
     ]
     print_table(("corpus", "documents", "chunks", "dense", "warnings", "folder"), rows)

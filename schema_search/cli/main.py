@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .. import __version__
 from ..errors import InvalidInput, SchemaSearchError
@@ -73,7 +73,9 @@ def _settings(home: str | None, config_file: Path | None = None) -> Settings:
         return Settings(**given)
     except (ValidationError, SettingsError) as error:
         problems = getattr(error, "errors", lambda: [])()
-        where = "; ".join(f"SCHEMA_SEARCH_{'_'.join(str(p) for p in e['loc'][:1]).upper()}: {e['msg']}" for e in problems)
+        where = "; ".join(
+            f"SCHEMA_SEARCH_{'_'.join(str(p) for p in e['loc'][:1]).upper()}: {e['msg']}" for e in problems
+        )
         raise InvalidInput(
             f"A setting is malformed: {where or type(error).__name__}.",
             hint="Fix the environment variable (see the Configuration table in the README).",
@@ -90,7 +92,9 @@ def _parser() -> argparse.ArgumentParser:
             "schema-search table orders --catalog shop --home /tmp/ss",
         ),
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}", help="print the version and exit")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version and exit"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", help="one of:")
     tables.add_commands(commands)
     docs.add_commands(commands)
@@ -104,7 +108,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=None, help="address to listen on (default: $SCHEMA_SEARCH_HOST, 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port to listen on (default: $SCHEMA_SEARCH_PORT, 8000)")
     serve.add_argument(
-        "--workers", type=int, default=None, help="worker processes (default: SCHEMA_SEARCH_WORKERS, else one per core, at most 4)"
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes (default: SCHEMA_SEARCH_WORKERS, else one per core, at most 4)",
     )
     serve.set_defaults(run=_serve)
 
@@ -152,4 +159,3 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from ..http.serve import serve
 
     return serve(settings, args.host or settings.host, args.port or settings.port, args.workers)
-

@@ -25,16 +25,24 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         ),
     )
     mcp.add_argument(
-        "--catalog", action="append", default=[], metavar="NAME",
+        "--catalog",
+        action="append",
+        default=[],
+        metavar="NAME",
         help="catalog whose tables to serve (search_tables, get_table, validate_sql); repeat for several "
         "(default: those the config file names, else every catalog in the data directory)",
     )
     mcp.add_argument(
-        "--corpus", action="append", default=[], metavar="NAME",
+        "--corpus",
+        action="append",
+        default=[],
+        metavar="NAME",
         help="corpus to serve (search_docs, get_document); repeat for several",
     )
     mcp.add_argument(
-        "--cite", choices=("ids", "urls"), default="ids",
+        "--cite",
+        choices=("ids", "urls"),
+        default="ids",
         help="show passages with short source IDs (default) or by raw URL only (to compare, as the eval suite's csr run does)",
     )
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")

@@ -14,8 +14,8 @@ import argparse
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 # (words of the old command) -> (the eval suite's module, what it does)
 MOVED: dict[tuple[str, ...], tuple[str, str]] = {

@@ -11,7 +11,8 @@ import json
 import sys
 import textwrap
 import time
-from typing import Callable, Iterable, Iterator, Mapping, Sequence, TextIO
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TextIO
 
 from pydantic import BaseModel
 
@@ -83,12 +84,20 @@ def progress_lines(
         now = clock()
         if now - last >= every_s and done < total:
             left = (now - started) / done * (total - done)
-            print(f"{label}: {done:,}/{total:,} {unit}s ({done / total:.0%}), {now - started:.0f} s, "
-                  f"about {left:.0f} s left", file=out, flush=True)  # fmt: skip
+            print(
+                f"{label}: {done:,}/{total:,} {unit}s ({done / total:.0%}), {now - started:.0f} s, "
+                f"about {left:.0f} s left",
+                file=out,
+                flush=True,
+            )
             last = now
     elapsed = clock() - started
     if elapsed >= quiet_under_s:
-        print(f"{label}: {done:,} {unit}{'s' * (done != 1)} in {elapsed:.0f} s ({done / elapsed:.1f} per s)", file=out, flush=True)
+        print(
+            f"{label}: {done:,} {unit}{'s' * (done != 1)} in {elapsed:.0f} s ({done / elapsed:.1f} per s)",
+            file=out,
+            flush=True,
+        )
 
 
 def print_warnings(warnings: Sequence[str], listing: str, shown: int = 20, file: TextIO | None = None) -> None:
@@ -129,7 +138,9 @@ class HelpFormatter(argparse.HelpFormatter):
         for line in text.splitlines():
             if line.startswith("  ") or not line.strip():
                 if prose:
-                    blocks.append(textwrap.fill(" ".join(prose), width, initial_indent=indent, subsequent_indent=indent))
+                    blocks.append(
+                        textwrap.fill(" ".join(prose), width, initial_indent=indent, subsequent_indent=indent)
+                    )
                     prose = []
                 blocks.append(indent + line)
             else:

@@ -47,7 +47,7 @@ def add_docs_commands(group: argparse._SubParsersAction) -> None:
         "query",
         help="count, filter and group a corpus's documents with SQL (or the JSON form)",
         **examples(
-            "schema-search docs query \"SELECT status, count(*) FROM documents GROUP BY status\" --corpus peps",
+            'schema-search docs query "SELECT status, count(*) FROM documents GROUP BY status" --corpus peps',
             'schema-search docs query \'{"group_by": ["type"], "count": true}\' --form --corpus peps',
         ),
     )

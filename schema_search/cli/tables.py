@@ -74,9 +74,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 # What each phase of `index` counts.
-INDEX_UNITS = {"parsing": "statement", "reading schemas": "schema", "reading databases": "database",
-               "sampling values": "table", "indexing": "table", "writing the index": "table",
-               "embedding": "table", "loading the model": "model"}  # fmt: skip
+INDEX_UNITS = {
+    "parsing": "statement",
+    "reading schemas": "schema",
+    "reading databases": "database",
+    "sampling values": "table",
+    "indexing": "table",
+    "writing the index": "table",
+    "embedding": "table",
+    "loading the model": "model",
+}
 
 
 def _index(args: argparse.Namespace, settings: Settings) -> int:
@@ -118,7 +125,9 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
     ]
     print_table(("#", "table", "score", "channel ranks", "distance", "matched", "id"), rows)
     if response.unrelated_distance is not None:
-        print(f"\ndistance: to the question, smaller is nearer; unrelated text comes to {response.unrelated_distance:.2f}.")
+        print(
+            f"\ndistance: to the question, smaller is nearer; unrelated text comes to {response.unrelated_distance:.2f}."
+        )
     return 0
 
 

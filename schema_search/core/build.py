@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -52,7 +53,10 @@ def write_indexes(
         counted.done()
         vectors.save(path)
         manifest["dense"] = {
-            "model": vectors.model, "encoded": encoded, "floor": vectors.floor, "nearest_floor": vectors.nearest_floor
+            "model": vectors.model,
+            "encoded": encoded,
+            "floor": vectors.floor,
+            "nearest_floor": vectors.nearest_floor,
         }
     return manifest
 

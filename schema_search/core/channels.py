@@ -6,8 +6,8 @@ rankings it returns go to the pure stages in :mod:`ranking`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from typing import Callable, Mapping, Sequence
 
 from . import analyzer
 from .closeness import Closeness
@@ -53,7 +53,11 @@ class Channels:
 
     @classmethod
     def open(
-        cls, generation: Generation, fields: Sequence[str], embedder: Embedder | None = None, exclusive: Sequence[str] = ()
+        cls,
+        generation: Generation,
+        fields: Sequence[str],
+        embedder: Embedder | None = None,
+        exclusive: Sequence[str] = (),
     ) -> Channels:
         """Open a stored generation; with an ``embedder``, add the dense channel if it was built with that model.
 
@@ -100,7 +104,11 @@ class Channels:
         terms = question_terms(question)
         keyword = [name for name in self.rankers if name != "dense"]
         frequencies = self.fields.frequencies(keyword, terms)
-        return {channel: novelty(frequencies, channel, self.fields.documents) for channel in channels if channel in frequencies}
+        return {
+            channel: novelty(frequencies, channel, self.fields.documents)
+            for channel in channels
+            if channel in frequencies
+        }
 
     def closeness(self, question: str, items: Sequence[str]) -> Closeness | None:
         """How near the question is to ``items``, with the collection's levels; None without the dense channel.
@@ -144,7 +152,9 @@ def bm25_rankers(field_ranker: FieldRanker, fields: Sequence[str], exclusive: Se
             return lambda question, limit: [
                 item for item, _ in field_ranker.rank(field_name, _own_words(field_ranker, shared, question), limit)
             ]
-        return lambda question, limit: [item for item, _ in field_ranker.rank(field_name, content_words(question), limit)]
+        return lambda question, limit: [
+            item for item, _ in field_ranker.rank(field_name, content_words(question), limit)
+        ]
 
     return {name: ranker(name) for name in fields}
 

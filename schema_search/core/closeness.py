@@ -10,8 +10,8 @@ an item must beat to count as a dense match on its own).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 
 @dataclass(frozen=True)
@@ -42,4 +42,3 @@ def distance(cosine: float | None) -> float | None:
     (0.52, None)
     """
     return None if cosine is None else round(1.0 - cosine, 4)
-

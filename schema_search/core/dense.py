@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -110,7 +110,11 @@ class DenseIndex:
     def save(self, folder: Path) -> None:
         np.save(folder / EMBEDDINGS_FILE, self.vectors)
         meta = {
-            "model": self.model, "floor": self.floor, "nearest_floor": self.nearest_floor, "ids": self.ids, "keys": self.keys
+            "model": self.model,
+            "floor": self.floor,
+            "nearest_floor": self.nearest_floor,
+            "ids": self.ids,
+            "keys": self.keys,
         }
         (folder / KEYS_FILE).write_text(json.dumps(meta))
 

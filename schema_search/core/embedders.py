@@ -18,8 +18,9 @@ reuses stored vectors only when they came from the very same backend (``name``).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -100,7 +101,9 @@ class OnnxMiniLM:
             encodings = self._tokenizer.encode_batch([texts[i] for i in rows])
             ids = np.array([e.ids for e in encodings], np.int64)
             mask = np.array([e.attention_mask for e in encodings], np.int64)
-            (states,) = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})
+            (states,) = self._session.run(
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )
             pooled = (states * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
             out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return out

@@ -14,8 +14,8 @@ has no word pieces for most Han characters, so a Chinese question is mostly
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Collection, Mapping, Sequence
 
 # Below this share of known word pieces, cosines say nothing about the question.
 MIN_READABLE = 0.5
@@ -67,6 +67,4 @@ def apply_floor(
     topic_floor = relevance.floor if relevance.topic_floor is None else relevance.topic_floor
     if not pinned and max(relevance.cosines.values(), default=-1.0) <= topic_floor:
         return [], True
-    return [
-        t for t in order if t in pinned or t in evidence or relevance.cosines.get(t, -1.0) > relevance.floor
-    ], False
+    return [t for t in order if t in pinned or t in evidence or relevance.cosines.get(t, -1.0) > relevance.floor], False

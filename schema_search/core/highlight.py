@@ -7,7 +7,7 @@ themselves. Words come lower-cased (``analyzer.words``): mark them case-insensit
 
 from __future__ import annotations
 
-from typing import Collection, Mapping
+from collections.abc import Collection, Mapping
 
 from . import analyzer
 

@@ -7,8 +7,8 @@ tantivy field with our analyzer, so each keeps its own term statistics.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 import tantivy
 

@@ -8,8 +8,9 @@ floor, pins) is the same code for both.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Generic, Mapping, TypeVar
+from typing import Generic, TypeVar
 
 Item = TypeVar("Item")
 

@@ -19,7 +19,7 @@ zero and stays out of the fusion.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 
 def idf(document_frequency: int, documents: int) -> float:
@@ -52,7 +52,5 @@ def novelty(frequencies: Mapping[str, Sequence[int]], channel: str, documents: i
     if not own or documents <= 0:
         return 0.0
     others = [f for name, f in frequencies.items() if name != channel]
-    new = sum(
-        idf(df, documents) for i, df in enumerate(own) if df > 0 and all(other[i] == 0 for other in others)
-    )
+    new = sum(idf(df, documents) for i, df in enumerate(own) if df > 0 and all(other[i] == 0 for other in others))
     return new / (len(own) * idf(1, documents))

@@ -13,7 +13,7 @@ and puts the pinned items first.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*(?:\.[A-Za-z_][A-Za-z0-9_$]*)?")
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"")

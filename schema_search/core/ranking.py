@@ -17,8 +17,8 @@ Stages, in order (each a plain function over ranked lists):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
 
 from . import pin
 from .floor import Relevance, apply_floor

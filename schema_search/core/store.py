@@ -30,10 +30,11 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import TypeVar
 
 from ..errors import Busy, IndexUnreadable, InvalidInput, SchemaSearchError
 

@@ -12,11 +12,12 @@ import os
 import random
 import re
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..tables.catalog import Table
-from .prompt import clean_description, prompt_messages
 from .describer import DescriptionFailed, EmptyDescription, ProviderUnavailable
+from .prompt import clean_description, prompt_messages
 
 
 class LiteLLMDescriber:

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Literal, Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import SchemaSearchError
 from ..settings import Settings
 from ..tables.catalog import Catalog, Description, Table
-from .describer import DescriptionFailed, Describer, EmptyDescription, ProviderUnavailable
+from .describer import Describer, EmptyDescription, ProviderUnavailable
 from .descriptions import DescriptionKey, DescriptionLog, read_descriptions
 from .prompt import PROMPT_VERSION, table_context
 
@@ -227,7 +228,7 @@ def _too_many_failures(describer: Describer, last: str) -> ProviderUnavailable:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # -- a stored catalog -----------------------------------------------------------------------

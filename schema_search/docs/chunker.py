@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from ..core.analyzer import cjk_share
 from ..core.embedders import TokenCounter
@@ -137,7 +137,7 @@ def _fit(text: str, code: bool, budget: int) -> list[tuple[str, bool]]:
     joiner = "\n" if code else " "
     pieces: list[str] = []
     current = ""
-    for part in (p for part in parts for p in _hard_split(part, budget)):
+    for part in (piece for sentence in parts for piece in _hard_split(sentence, budget)):
         candidate = f"{current}{joiner}{part}" if current else part
         if current and estimate_tokens(candidate) > budget:
             pieces.append(current)
@@ -185,4 +185,3 @@ def _halves(text: str) -> tuple[str, str]:
             cut = min(candidates, key=lambda i: abs(i - middle)) + len(boundary)
             return text[:cut].strip(), text[cut:].strip()
     return text[:middle], text[middle:]
-

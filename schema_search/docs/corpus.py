@@ -13,9 +13,10 @@ channel, never of the chunk's stored text, which is exactly what the source says
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..core.ids import DIGITS, short_id
 

@@ -10,7 +10,9 @@ from ..core.explain import RankingContext
 
 
 class ChunkResult(BaseModel):
-    source_id: str = Field(description="Short stable ID to cite this passage, e.g. `S3fa21c`; the server maps it to the URL.")
+    source_id: str = Field(
+        description="Short stable ID to cite this passage, e.g. `S3fa21c`; the server maps it to the URL."
+    )
     url: str = Field(description="The page, with the section's anchor where the source gives one.")
     title: str
     heading_path: list[str] = Field(description="Headings above the passage, outermost first.")
@@ -27,7 +29,9 @@ class ChunkResult(BaseModel):
         description="Rank of this passage in each retrieval channel (1 = best), null where it did not match."
     )
     pinned: bool = Field(False, description="The passage contains an identifier the question writes verbatim.")
-    added: bool = Field(False, description="Not ranked in itself: the passage nearest the question, kept beside pinned ones.")
+    added: bool = Field(
+        False, description="Not ranked in itself: the passage nearest the question, kept beside pinned ones."
+    )
     document_id: str = Field(description="Source ID of the whole document.")
     highlight: list[str] = Field(
         default_factory=list, description="Words of the passage that match the question (lower-case)."
@@ -59,7 +63,9 @@ class SourceDetail(BaseModel):
     document_id: str
     format: str
     chunks: list[str] = Field(default_factory=list, description="A document's chunk IDs, in order.")
-    fields: dict[str, list[str]] = Field(default_factory=dict, description="Header fields, verbatim (front matter, Key: value).")
+    fields: dict[str, list[str]] = Field(
+        default_factory=dict, description="Header fields, verbatim (front matter, Key: value)."
+    )
 
 
 class CorpusInfo(BaseModel):

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import Callable, Collection, Iterable
 
 from ..core import pin
 from ..core.analyzer import words

@@ -37,7 +37,10 @@ def response(searcher: CorpusSearcher, question: str, hits: ChunkHits) -> DocsSe
             )
         )
     return DocsSearchResponse(
-        corpus=searcher.corpus.name, question=question, off_topic=hits.ranking.off_topic, results=results,
+        corpus=searcher.corpus.name,
+        question=question,
+        off_topic=hits.ranking.off_topic,
+        results=results,
         **context(hits.ranking, closeness),
     )
 
@@ -50,8 +53,15 @@ def detail(searcher: CorpusSearcher, source_id: str) -> SourceDetail:
         document = searcher.document(chunk.document)
         assert document is not None
         return SourceDetail(
-            source_id=chunk.id, kind="chunk", corpus=name, url=chunk.url, title=chunk.title,
-            heading_path=list(chunk.headings), text=chunk.text, document_id=document.id, format=document.format,
+            source_id=chunk.id,
+            kind="chunk",
+            corpus=name,
+            url=chunk.url,
+            title=chunk.title,
+            heading_path=list(chunk.headings),
+            text=chunk.text,
+            document_id=document.id,
+            format=document.format,
         )
     document = searcher.document(source_id)
     if document is None:
@@ -60,7 +70,14 @@ def detail(searcher: CorpusSearcher, source_id: str) -> SourceDetail:
             hint="Give a source ID from a search result, like S3fa21c (with or without brackets).",
         )
     return SourceDetail(
-        source_id=document.id, kind="document", corpus=name, url=document.url, title=document.title,
-        text=searcher.text(document), document_id=document.id, format=document.format,
-        chunks=[c.id for c in searcher.corpus.chunks if c.document == document.id], fields=document.fields,
+        source_id=document.id,
+        kind="document",
+        corpus=name,
+        url=document.url,
+        title=document.title,
+        text=searcher.text(document),
+        document_id=document.id,
+        format=document.format,
+        chunks=[c.id for c in searcher.corpus.chunks if c.document == document.id],
+        fields=document.fields,
     )

@@ -11,9 +11,9 @@ The only I/O is inside :class:`CorpusSearcher` (tantivy, the embedding model).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from ..core.channels import Channels, Ranker
 from ..core.closeness import Closeness
@@ -64,8 +64,12 @@ class CorpusSearcher:
     """An opened corpus generation, ready to answer questions."""
 
     def __init__(
-        self, corpus: Corpus, channels: Channels, coverage: Mapping[str, float],
-        generation: str = "", path: Path | None = None,
+        self,
+        corpus: Corpus,
+        channels: Channels,
+        coverage: Mapping[str, float],
+        generation: str = "",
+        path: Path | None = None,
     ) -> None:
         self.corpus = corpus
         self.channels = channels
@@ -95,7 +99,9 @@ class CorpusSearcher:
 
     def text(self, document: Document) -> str:
         found = load_text(self.path, document.id) if self.path else None
-        return found if found is not None else "\n\n".join(c.text for c in self.corpus.chunks if c.document == document.id)
+        return (
+            found if found is not None else "\n\n".join(c.text for c in self.corpus.chunks if c.document == document.id)
+        )
 
     def search(self, question: str, k: int, config: DocsSearchConfig) -> ChunkHits:
         rankings = self.channels.rankings(question, config.depth)

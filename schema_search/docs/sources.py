@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from ..errors import InvalidInput, SourceError
 from . import readers
@@ -81,7 +82,11 @@ def read_corpus(
             continue
         text = _whole_text(parsed)
         if not text.strip():
-            warnings.append(f"{relative}: no text (a scanned PDF has no text layer)" if format_name == "pdf" else f"{relative}: no text")
+            warnings.append(
+                f"{relative}: no text (a scanned PDF has no text layer)"
+                if format_name == "pdf"
+                else f"{relative}: no text"
+            )
         document = _document(ids(name, relative), relative, format_name, parsed, text, record, url_template)
         documents.append(document)
         texts[document.id] = text
@@ -105,7 +110,8 @@ def read_corpus(
 def _select(folder: Path, warnings: list[str]) -> list[tuple[Path, dict[str, Any]]]:
     """The files to read, each with its manifest record (empty without a manifest)."""
     files = sorted(
-        p for p in folder.rglob("*")
+        p
+        for p in folder.rglob("*")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
     )
     records = _manifest(folder)
@@ -150,9 +156,14 @@ def _manifest(folder: Path) -> list[dict[str, Any]] | None:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise SourceError(f"{path}, line {number}: not JSON ({error.msg}).", hint='Each line: {"path": ..., "url": ..., "title": ...}.') from None
+            raise SourceError(
+                f"{path}, line {number}: not JSON ({error.msg}).",
+                hint='Each line: {"path": ..., "url": ..., "title": ...}.',
+            ) from None
         if not isinstance(record, dict) or not isinstance(record.get("path"), str):
-            raise SourceError(f"{path}, line {number}: no \"path\".", hint='Each line: {"path": ..., "url": ..., "title": ...}.')
+            raise SourceError(
+                f'{path}, line {number}: no "path".', hint='Each line: {"path": ..., "url": ..., "title": ...}.'
+            )
         records.append(record)
     return records
 

@@ -10,13 +10,19 @@ from __future__ import annotations
 import io
 import tarfile
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
-from typing import Iterable
 
 from ..errors import PayloadTooLarge, SourceError
 
 ZIP_TYPES = {"application/zip", "application/x-zip-compressed"}
-TAR_TYPES = {"application/x-tar", "application/gzip", "application/x-gzip", "application/x-gtar", "application/x-compressed-tar"}
+TAR_TYPES = {
+    "application/x-tar",
+    "application/gzip",
+    "application/x-gzip",
+    "application/x-gtar",
+    "application/x-compressed-tar",
+}
 # Unpacked text can be much larger than the archive; this many times the upload limit is allowed.
 EXPANSION = 10
 
@@ -32,7 +38,9 @@ def unpack(body: bytes, media_type: str, folder: Path, max_files: int, max_bytes
         try:
             archive = zipfile.ZipFile(io.BytesIO(body))
         except zipfile.BadZipFile as error:
-            raise SourceError(f"The upload is not a readable zip archive ({error}).", hint="Send a .zip file.") from None
+            raise SourceError(
+                f"The upload is not a readable zip archive ({error}).", hint="Send a .zip file."
+            ) from None
         with archive:
             members = [m for m in archive.infolist() if not m.is_dir()]
             _check(((m.filename, m.file_size) for m in members), max_files, max_bytes)
@@ -42,12 +50,16 @@ def unpack(body: bytes, media_type: str, folder: Path, max_files: int, max_bytes
     try:
         archive = tarfile.open(fileobj=io.BytesIO(body), mode="r:*")
     except tarfile.TarError as error:
-        raise SourceError(f"The upload is not a readable tar archive ({error}).", hint="Send a .tar or .tar.gz file.") from None
+        raise SourceError(
+            f"The upload is not a readable tar archive ({error}).", hint="Send a .tar or .tar.gz file."
+        ) from None
     with archive:
         members = archive.getmembers()
         unsafe = [m.name for m in members if not (m.isfile() or m.isdir())]
         if unsafe:
-            raise SourceError(f"The archive holds links or devices: {', '.join(unsafe[:3])}.", hint="Archive plain files only.")
+            raise SourceError(
+                f"The archive holds links or devices: {', '.join(unsafe[:3])}.", hint="Archive plain files only."
+            )
         files = [m for m in members if m.isfile()]
         _check(((m.name, m.size) for m in files), max_files, max_bytes)
         for member in files:

@@ -30,7 +30,8 @@ import sqlite3
 import threading
 import time
 import uuid
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 from urllib.parse import quote
 
 from ..errors import QueryFailed, QueryStopped, first_line, ran_too_long
@@ -104,7 +105,10 @@ def _batches(fetch: Callable[[int], list[tuple]]) -> Iterator[list[tuple]]:
 # -- SQLite --------------------------------------------------------------------------
 
 _SQLITE_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
-_SQLITE_FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
+# printf/format too, as validation refuses them: a width of a billion asks for a gigabyte in one
+# call, which ends as an error or, when the allocation fails under the child's memory cap, a
+# silent NULL after seconds, depending on how much of the cap is in use.
+_SQLITE_FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "printf", "format"}
 
 
 def _sqlite_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _trigger: str | None) -> int:
@@ -161,7 +165,9 @@ def _duckdb(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[lis
     try:
         connection = duckdb.connect(path, read_only=True, config=config)
     except duckdb.Error as error:
-        raise QueryFailed(f"Cannot open {path} read-only: {first_line(error)}", hint="Check the path in the URL.") from None
+        raise QueryFailed(
+            f"Cannot open {path} read-only: {first_line(error)}", hint="Check the path in the URL."
+        ) from None
     timer = threading.Timer(limits.timeout_s, connection.interrupt)
     timer.start()
     try:
@@ -177,8 +183,10 @@ def _duckdb(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[lis
         if isinstance(error, duckdb.InterruptException) or limits.timed_out():
             raise limits.stopped() from None
         if isinstance(error, duckdb.OutOfMemoryException):
-            raise QueryStopped(f"The query was stopped: it needed more memory than a query may ({first_line(error)}).",
-                               hint="Narrow it: filter first, select fewer values.") from None  # fmt: skip
+            raise QueryStopped(
+                f"The query was stopped: it needed more memory than a query may ({first_line(error)}).",
+                hint="Narrow it: filter first, select fewer values.",
+            ) from None
         raise _refused(error) from None
     finally:
         timer.cancel()
@@ -208,7 +216,9 @@ def _postgres(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[l
     try:
         connection = psycopg.connect(**params, connect_timeout=connect_timeout, options=options)
     except psycopg.Error as error:
-        raise QueryFailed(f"Cannot connect: {_pg_reason(error, target)}", hint="Check the URL, user and password.") from None
+        raise QueryFailed(
+            f"Cannot connect: {_pg_reason(error, target)}", hint="Check the URL, user and password."
+        ) from None
     except (TypeError, ValueError) as error:  # a URL parameter libpq does not take
         raise QueryFailed(f"Cannot connect: {error}", hint="Check the parameters after '?' in the URL.") from None
     try:
@@ -216,7 +226,9 @@ def _postgres(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[l
             # A query whose client is gone is ended within a second, not when it next sends a row.
             connection.execute("SET client_connection_check_interval = 1000")
         with connection.cursor() as cursor:
-            request["warnings"] += pg_role.check(cursor, request["tables"], allow_privileged=request["allow_privileged"])
+            request["warnings"] += pg_role.check(
+                cursor, request["tables"], allow_privileged=request["allow_privileged"]
+            )
         limits.deadline = time.monotonic() + limits.timeout_s  # the checks are not the query's time
         timer = threading.Timer(limits.timeout_s, connection.cancel_safe)
         timer.start()
@@ -241,8 +253,9 @@ def _postgres(target: dict, sql: str, limits: _Limits, request: dict) -> tuple[l
     except psycopg.Error as error:
         if isinstance(error, psycopg.errors.QueryCanceled) or limits.timed_out():
             raise limits.stopped() from None
-        raise QueryFailed(f"The database refused the query: {_pg_reason(error, target)}",
-                          hint="Fix the SQL and try again.") from None  # fmt: skip
+        raise QueryFailed(
+            f"The database refused the query: {_pg_reason(error, target)}", hint="Fix the SQL and try again."
+        ) from None
     finally:
         try:
             connection.rollback()
@@ -293,4 +306,3 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     return str(value)
-

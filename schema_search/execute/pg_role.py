@@ -32,21 +32,40 @@ from ..errors import QueryRefused, RoleRefused
 _FIRST_USER_OID = 16384
 # Predefined roles whose members can touch files, programs, other sessions or all data.
 _POWERFUL_ROLES = (
-    "pg_write_server_files", "pg_read_server_files", "pg_execute_server_program", "pg_signal_backend",
-    "pg_write_all_data", "pg_checkpoint", "pg_create_subscription",
-)  # fmt: skip
+    "pg_write_server_files",
+    "pg_read_server_files",
+    "pg_execute_server_program",
+    "pg_signal_backend",
+    "pg_write_all_data",
+    "pg_checkpoint",
+    "pg_create_subscription",
+)
 _REMOTE_EXTENSIONS = ("dblink", "postgres_fdw", "file_fdw", "adminpack")
 # Volatile built-ins that change nothing; every other volatile one (nextval, setval,
 # pg_sleep, lo_*, set_config, pg_terminate_backend, ...) does or waits.
 _HARMLESS_VOLATILE = ("random", "clock_timestamp", "timeofday", "gen_random_uuid", "statement_timestamp")
 # Built-ins that are not volatile yet read relations no check follows (the *_to_xml family
 # runs SELECT * over what it is given) or assign a transaction id even when read-only.
-_NEVER = frozenset({
-    "table_to_xml", "table_to_xmlschema", "table_to_xml_and_xmlschema", "schema_to_xml", "schema_to_xmlschema",
-    "schema_to_xml_and_xmlschema", "database_to_xml", "database_to_xmlschema", "database_to_xml_and_xmlschema",
-    "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
-    "txid_current", "pg_current_xact_id",
-})  # fmt: skip
+_NEVER = frozenset(
+    {
+        "table_to_xml",
+        "table_to_xmlschema",
+        "table_to_xml_and_xmlschema",
+        "schema_to_xml",
+        "schema_to_xmlschema",
+        "schema_to_xml_and_xmlschema",
+        "database_to_xml",
+        "database_to_xmlschema",
+        "database_to_xml_and_xmlschema",
+        "query_to_xml",
+        "query_to_xmlschema",
+        "query_to_xml_and_xmlschema",
+        "cursor_to_xml",
+        "cursor_to_xmlschema",
+        "txid_current",
+        "pg_current_xact_id",
+    }
+)
 _USER_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'"
 
 
@@ -154,8 +173,10 @@ def grants(role: str, database: str, schemas: list[str]) -> str:
         f"GRANT CONNECT ON DATABASE {_ident(database)} TO {reader};",
     ]
     for schema in schemas or ["public"]:
-        lines.append(f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {reader}; "
-                     f"GRANT SELECT ON ALL TABLES IN SCHEMA {_ident(schema)} TO {reader};")  # fmt: skip
+        lines.append(
+            f"GRANT USAGE ON SCHEMA {_ident(schema)} TO {reader}; "
+            f"GRANT SELECT ON ALL TABLES IN SCHEMA {_ident(schema)} TO {reader};"
+        )
     lines.append(f"ALTER ROLE {reader} SET temp_file_limit = '1GB';")
     lines.append(
         "Revoke EXECUTE on dblink/postgres_fdw functions from PUBLIC if installed, then put that role in the URL "
@@ -192,7 +213,9 @@ def check_tables(cursor: Any, tables: list[tuple[str, str]]) -> None:
         for kind, oid in _CALLS.findall(tree or ""):
             (operators if kind == "opno" else calls).setdefault(int(oid), relation)
     if operators:
-        cursor.execute("SELECT oid::bigint, oprcode::oid::bigint FROM pg_operator WHERE oid = ANY(%s)", (list(operators),))
+        cursor.execute(
+            "SELECT oid::bigint, oprcode::oid::bigint FROM pg_operator WHERE oid = ANY(%s)", (list(operators),)
+        )
         for operator, function in cursor.fetchall():
             calls.setdefault(function, operators[operator])
     if not calls:

@@ -45,7 +45,9 @@ class QueryResult(BaseModel):
     truncated: bool = Field(description="True when the query had more rows than `row_limit`.")
     row_limit: int
     seconds: float
-    warnings: list[str] = Field(default_factory=list, description="What the operator should know, e.g. a role that could write.")
+    warnings: list[str] = Field(
+        default_factory=list, description="What the operator should know, e.g. a role that could write."
+    )
 
 
 def execute_sql(
@@ -68,8 +70,16 @@ def execute_sql(
         QueryFailed: the database refused or failed the query.
     """
     validation = validate_sql(sql, dialect_of(url), catalog)
-    return run_validated(url, validation, catalog, max_rows=max_rows, timeout_s=timeout_s, max_bytes=max_bytes,
-                         memory_mb=memory_mb, allow_privileged=allow_privileged)  # fmt: skip
+    return run_validated(
+        url,
+        validation,
+        catalog,
+        max_rows=max_rows,
+        timeout_s=timeout_s,
+        max_bytes=max_bytes,
+        memory_mb=memory_mb,
+        allow_privileged=allow_privileged,
+    )
 
 
 def run_validated(
@@ -99,8 +109,16 @@ def run_validated(
         )
     statement = qualified_sql(validation.parsed) if dialect == "postgres" else validation.sql
     tables = [(t.schema, t.name) for t in map(catalog.table, validation.tables) if t is not None]
-    result = run_read_only(url, statement, max_rows=max_rows, timeout_s=timeout_s, max_bytes=max_bytes,
-                           memory_mb=memory_mb, allow_privileged=allow_privileged, tables=tables)  # fmt: skip
+    result = run_read_only(
+        url,
+        statement,
+        max_rows=max_rows,
+        timeout_s=timeout_s,
+        max_bytes=max_bytes,
+        memory_mb=memory_mb,
+        allow_privileged=allow_privileged,
+        tables=tables,
+    )
     return result.model_copy(update={"sql": validation.sql})
 
 
@@ -122,9 +140,17 @@ def run_read_only(
     the functions their views call.
     """
     dialect = dialect_of(url)
-    request = {"op": "schema_search.execute.engines:serve", "target": target(url), "sql": sql, "max_rows": max_rows, "max_bytes": max_bytes,
-               "timeout_s": timeout_s, "memory_mb": memory_mb, "allow_privileged": allow_privileged,
-               "tables": tables or []}  # fmt: skip
+    request = {
+        "op": "schema_search.execute.engines:serve",
+        "target": target(url),
+        "sql": sql,
+        "max_rows": max_rows,
+        "max_bytes": max_bytes,
+        "timeout_s": timeout_s,
+        "memory_mb": memory_mb,
+        "allow_privileged": allow_privileged,
+        "tables": tables or [],
+    }
     limit_s = timeout_s + GRACE_S + (CONNECT_ALLOWANCE_S if dialect == "postgres" else 0)
     child = shared_child("database", memory_mb * 2**20)
     started = time.perf_counter()
@@ -132,9 +158,13 @@ def run_read_only(
         try:
             reply = child.call(request, limit_s=limit_s)
         except Stopped as stopped:
-            raise stopped.as_query_error(timeout_s, time_hint=_TIME_HINT, memory_hint=(
-                "Narrow it: select fewer or shorter values, filter first; or raise SCHEMA_SEARCH_EXECUTE_PROCESS_MEMORY_MB."
-            )) from None
+            raise stopped.as_query_error(
+                timeout_s,
+                time_hint=_TIME_HINT,
+                memory_hint=(
+                    "Narrow it: select fewer or shorter values, filter first; or raise SCHEMA_SEARCH_EXECUTE_PROCESS_MEMORY_MB."
+                ),
+            ) from None
     raise_reply(reply)
     return QueryResult(
         sql=sql,

@@ -51,7 +51,7 @@ def source_url(catalog: Catalog, configured: str | None = None) -> str:
     if configured:
         return configured
     source = catalog.source or {}
-    setting = f"SCHEMA_SEARCH_SOURCE_URLS='{{\"{catalog.name}\": \"postgresql://user:pass@host/db\"}}'"
+    setting = f'SCHEMA_SEARCH_SOURCE_URLS=\'{{"{catalog.name}": "postgresql://user:pass@host/db"}}\''
     if source.get("kind") != "sqlalchemy" or not source.get("url"):
         where = ", ".join(source.get("files") or []) or source.get("kind") or "an unknown source"
         raise QueryRefused(
@@ -93,7 +93,13 @@ def _target(url: URL, dialect: str) -> dict[str, Any]:
     """What the child needs to open the database: parsed here, so it needs no URL parser."""
     if dialect != "postgres":
         return {"dialect": dialect, "path": str(database_file(url))}
-    params = {"host": url.host, "port": url.port, "user": url.username, "password": url.password, "dbname": url.database}
+    params = {
+        "host": url.host,
+        "port": url.port,
+        "user": url.username,
+        "password": url.password,
+        "dbname": url.database,
+    }
     params.update({k: v if isinstance(v, str) else v[-1] for k, v in url.query.items()})  # sslmode=..., etc.
     return {"dialect": dialect, "params": {k: v for k, v in params.items() if v is not None}}
 
@@ -107,7 +113,6 @@ def database_file(url: URL) -> Path:
     if not path.is_file():
         raise QueryFailed(f"Database file {path} does not exist.", hint=FILE_HINT)
     return path
-
 
 
 def check_one_at(source: str) -> None:

@@ -9,14 +9,14 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from ..preflight.gate import ExecuteRequest, ExecuteResult
 from ..core.store import check_name
 from ..errors import Forbidden, InvalidInput, UnsupportedMediaType
+from ..preflight.gate import ExecuteRequest, ExecuteResult
 from ..settings import Settings
-from ..tables.models import CatalogInfo, IndexFromUrl, IndexResult, SearchRequest, SearchResponse, TableDetail
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
+from ..tables.models import CatalogInfo, IndexFromUrl, IndexResult, SearchRequest, SearchResponse, TableDetail
 from ..workspace import Workspace
-from .deps import AdminKey, ReadKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
+from .deps import AdminKey, IsolatedDep, Name, ReadKey, WorkspaceDep, check_admin, content_type, read_body
 from .isolated import Isolated
 from .problems import problem_responses
 from .sniff import sniff
@@ -58,9 +58,7 @@ def query(name: Name, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
     return ws.catalogs.query(name, request)
 
 
-@router.post(
-    "/{name}/execute", tags=["execute"], responses=problem_responses(400, 403, 404, 409, 413, 422, 503)
-)
+@router.post("/{name}/execute", tags=["execute"], responses=problem_responses(400, 403, 404, 409, 413, 422, 503))
 def execute(name: Name, request: ExecuteRequest, ws: WorkspaceDep, admin_key: AdminKey = None) -> ExecuteResult:
     """Run one read-only query on the catalog's database, behind its preflight checklist.
 
@@ -71,7 +69,9 @@ def execute(name: Name, request: ExecuteRequest, ws: WorkspaceDep, admin_key: Ad
     key, without it: running queries is the operator's to allow, like writes.
     """
     check_admin(ws.settings, admin_key, required=False, what="Running a query")
-    return ws.catalogs.execute_sql(name, request.sql, request.question, approval=request.approval, answers=request.answers)
+    return ws.catalogs.execute_sql(
+        name, request.sql, request.question, approval=request.approval, answers=request.answers
+    )
 
 
 @router.get("/{name}/tables/{table}", responses=problem_responses(404, 409, 422, 503))
@@ -111,7 +111,7 @@ async def create_catalog(
         sent = f"a {media_type} body" if media_type else "a body without a Content-Type"
         raise UnsupportedMediaType(
             f"Cannot index {sent} as a catalog.",
-            hint=f"Send DDL as {' or '.join(DDL_TYPES)}, or {{\"url\": ...}} as {JSON} to index a database.",
+            hint=f'Send DDL as {" or ".join(DDL_TYPES)}, or {{"url": ...}} as {JSON} to index a database.',
         )
     body = await read_body(request, ws.settings.max_upload_bytes, "DDL")
     if media_type != JSON:

@@ -17,7 +17,7 @@ from ..errors import InvalidInput, UnsupportedMediaType
 from ..settings import Settings
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
-from .deps import AdminKey, ReadKey, IsolatedDep, Name, WorkspaceDep, check_admin, content_type, read_body
+from .deps import AdminKey, IsolatedDep, Name, ReadKey, WorkspaceDep, check_admin, content_type, read_body
 from .problems import problem_responses
 from .sniff import is_form
 
@@ -157,8 +157,14 @@ async def _form_files(request: Request, body: bytes, max_files: int) -> list[tup
     try:
         form = await MultiPartParser(request.headers, stream(), max_files=max_files).parse()
     except MultiPartException as error:
-        raise InvalidInput(f"The multipart body does not parse: {error.message}", hint="Send files in a `files` field.") from None
-    files = [(item.filename, await item.read()) for item in form.getlist("files") if isinstance(item, UploadFile) and item.filename]
+        raise InvalidInput(
+            f"The multipart body does not parse: {error.message}", hint="Send files in a `files` field."
+        ) from None
+    files = [
+        (item.filename, await item.read())
+        for item in form.getlist("files")
+        if isinstance(item, UploadFile) and item.filename
+    ]
     if not files:
         raise InvalidInput("The form holds no files.", hint="Send each document in a `files` field with its file name.")
     return files

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hmac
-from urllib.parse import unquote
 from typing import Annotated
+from urllib.parse import unquote
 
 from fastapi import Depends, Path, Request, Security
 from fastapi.security import APIKeyHeader
@@ -40,9 +40,7 @@ WorkspaceDep = Annotated[Workspace, Depends(get_workspace)]
 IsolatedDep = Annotated[Isolated, Depends(get_isolated)]
 AdminKey = Annotated[str | None, Security(admin_key_header)]
 # The pattern is documented, not checked here: the workspace refuses a bad name in its own words.
-Name = Annotated[
-    str, Path(description="Catalog or corpus name.", json_schema_extra={"pattern": NAME_PATTERN.pattern})
-]
+Name = Annotated[str, Path(description="Catalog or corpus name.", json_schema_extra={"pattern": NAME_PATTERN.pattern})]
 
 
 async def read_body(request: Request, limit: int, what: str) -> bytes:

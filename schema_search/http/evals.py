@@ -50,5 +50,7 @@ def get_page(name: str, ws: WorkspaceDep) -> FileResponse:
 def _path(settings: Settings, name: str, suffix: str) -> Path:
     path = report_path(results_folder(settings), name, suffix)
     if path is None:
-        raise ReportNotFound(f"No eval report {name!r}{' page' if suffix == '.html' else ''}.", hint="GET /v1/eval lists them.")
+        raise ReportNotFound(
+            f"No eval report {name!r}{' page' if suffix == '.html' else ''}.", hint="GET /v1/eval lists them."
+        )
     return path

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import PayloadTooLarge, SchemaSearchError, SourceError, TooManyRequests
 

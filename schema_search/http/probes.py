@@ -65,7 +65,12 @@ def router(readiness: Readiness) -> APIRouter:
         model = await readiness.model()
         if request.method == "HEAD":
             return Response(status_code=200)
-        health = Health(version=__version__, model=model, catalogs=len(ws.catalogs.store.names()), corpora=len(ws.corpora.store.names()))
+        health = Health(
+            version=__version__,
+            model=model,
+            catalogs=len(ws.catalogs.store.names()),
+            corpora=len(ws.corpora.store.names()),
+        )
         return JSONResponse(health.model_dump())
 
     @probes.head("/readyz", include_in_schema=False)

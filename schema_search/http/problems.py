@@ -8,7 +8,8 @@ of error, for a client to branch on.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse
@@ -45,7 +46,9 @@ def codes() -> dict[str, int]:
 class Problem(BaseModel):
     """What every error response holds: what was wrong (detail) and what to do about it (hint)."""
 
-    type: str = Field("about:blank", description="Always `about:blank`: the status, and `code`, say what kind of error.")
+    type: str = Field(
+        "about:blank", description="Always `about:blank`: the status, and `code`, say what kind of error."
+    )
     title: str = Field(description="The HTTP status's phrase, e.g. `Not Found` (RFC 9457).")
     status: int = Field(description="The HTTP status code, repeated.")
     code: str = Field(

@@ -125,7 +125,11 @@ class Readiness:
         if not self.warming and model in (NOT_LOADED, LOADING):
             state["status"] = "loading"
         elif not self.warming and problem is not None:
-            state |= {"status": "degraded", "problems": [problem.detail], **({"hint": problem.hint} if problem.hint else {})}
+            state |= {
+                "status": "degraded",
+                "problems": [problem.detail],
+                **({"hint": problem.hint} if problem.hint else {}),
+            }
         return {"worker": os.getpid(), **state, "model": model}
 
     def _load_model(self) -> None:

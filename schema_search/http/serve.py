@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from pathlib import Path
 import signal
 import socket
 import sys
 import threading
 import time
+from pathlib import Path
 
 from ..errors import InvalidInput
 from ..settings import Settings
@@ -36,9 +36,7 @@ def serve(settings: Settings, host: str, port: int, workers: int | None = None) 
         raise InvalidInput(f"--workers {workers} is not a number of processes.", hint="Use 1 or more.")
     workers = workers or settings.workers or default_workers()
     if workers > 1 and not hasattr(socket, "SO_REUSEPORT"):
-        raise InvalidInput(
-            "Several workers need SO_REUSEPORT, which this system lacks.", hint="Use --workers 1."
-        )
+        raise InvalidInput("Several workers need SO_REUSEPORT, which this system lacks.", hint="Use --workers 1.")
     # Workers are fresh processes that read their settings from the environment.
     os.environ["SCHEMA_SEARCH_HOME"] = str(settings.home)
     if settings.config_file is not None:  # the config file's catalogs (their databases for execute) too
@@ -56,7 +54,12 @@ def serve(settings: Settings, host: str, port: int, workers: int | None = None) 
         file=sys.stderr,
     )
     # NO_COLOR (https://no-color.org): uvicorn colours its log lines on a terminal otherwise.
-    options = {"host": host, "port": port, "log_level": "info", **({"use_colors": False} if os.environ.get("NO_COLOR") else {})}
+    options = {
+        "host": host,
+        "port": port,
+        "log_level": "info",
+        **({"use_colors": False} if os.environ.get("NO_COLOR") else {}),
+    }
     _check_free(host, port)
     sockets = [_listening_socket(host, port) for _ in range(workers)]
     if workers == 1:

@@ -14,7 +14,12 @@ import re
 # A form's first boundary line (``--`` and the boundary; a preamble before it is allowed
 # by RFC 2046, and no client sends one), then a part's headers, one of them saying form-data.
 _FORM = re.compile(rb"\s*--[^\r\n]{1,200}\r?\n(?:[^\r\n]*\r?\n){0,8}?content-disposition:[ \t]*form-data", re.I)
-_MAGIC = ((b"PK\x03\x04", "a zip archive"), (b"PK\x05\x06", "a zip archive"), (b"\x1f\x8b", "a gzip file"), (b"%PDF-", "a PDF file"))
+_MAGIC = (
+    (b"PK\x03\x04", "a zip archive"),
+    (b"PK\x05\x06", "a zip archive"),
+    (b"\x1f\x8b", "a gzip file"),
+    (b"%PDF-", "a PDF file"),
+)
 HEAD_BYTES = 2048  # a form's first part headers fit; a regular expression over them costs nothing
 
 

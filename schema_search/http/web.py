@@ -45,4 +45,6 @@ def install(app: FastAPI) -> None:
 
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def page() -> Response:
-        return FileResponse(str(FOLDER / "index.html"), media_type="text/html", headers={**HEADERS, "Cache-Control": "no-cache"})
+        return FileResponse(
+            str(FOLDER / "index.html"), media_type="text/html", headers={**HEADERS, "Cache-Control": "no-cache"}
+        )

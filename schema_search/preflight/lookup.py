@@ -10,12 +10,21 @@ comes back with the question to ask; a time slot with the period it selects in w
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import date, datetime, timedelta
-from typing import Mapping
 
 from ..tables.catalog import Catalog
-from .periods import (Interval, Period, literal_span, named_periods, open_match, relative_period, relative_phrases,
-                      selected_interval, today_in)  # fmt: skip
+from .periods import (
+    Interval,
+    Period,
+    literal_span,
+    named_periods,
+    open_match,
+    relative_period,
+    relative_phrases,
+    selected_interval,
+    today_in,
+)
 from .probe import Probe, ProbeResult
 from .slots import LiteralKind, Slot, SlotSource
 from .wording import WILDCARDS, mentions, pattern_text, states_range, with_operator
@@ -33,15 +42,35 @@ _SELECTING = {"=": "=", "in": "=", "like": "like", "ilike": "ilike", "glob": "gl
 # Comparisons whose literal is what the rows hold: the question naming the value says what they select.
 _POSITIVE = frozenset({"=", "in", "like", "ilike", "glob"})
 # How an operator reads in a question to the user.
-_SAYS = {"<>": "is not", "not =": "is not", "not in": "is not", ">": "is greater than", ">=": "is at least",
-         "<": "is less than", "<=": "is at most", "not like": "does not match", "not ilike": "does not match",
-         "not glob": "does not match", "between": "is between", "not between": "is not between"}  # fmt: skip
+_SAYS = {
+    "<>": "is not",
+    "not =": "is not",
+    "not in": "is not",
+    ">": "is greater than",
+    ">=": "is at least",
+    "<": "is less than",
+    "<=": "is at most",
+    "not like": "does not match",
+    "not ilike": "does not match",
+    "not glob": "does not match",
+    "between": "is between",
+    "not between": "is not between",
+}
+
 
 class Lookup:
     """Fills slots from the sources in order; remembers what it could not ask the database."""
 
-    def __init__(self, question: str, instructions: str, defaults: dict[str, str], probe: Probe | None,
-                 conversation: dict[str, str], catalog: Catalog, now: datetime) -> None:  # fmt: skip
+    def __init__(
+        self,
+        question: str,
+        instructions: str,
+        defaults: dict[str, str],
+        probe: Probe | None,
+        conversation: dict[str, str],
+        catalog: Catalog,
+        now: datetime,
+    ) -> None:
         self.question, self.instructions, self.defaults = question, instructions, defaults
         self.probe, self.conversation, self.catalog, self.now = probe, conversation, catalog, now
         self.warnings: list[str] = []
@@ -68,13 +97,23 @@ class Lookup:
         written = slot.literals[0]
         if len(slot.literals) > 1:  # OFFSET: which rows come back is part of what is approved
             skipped = f"LIMIT {written} OFFSET {slot.literals[1]}"
-            return _filled(slot, f"{written} OFFSET {slot.literals[1]}", "defaults",
-                           f"{skipped}: the first {slot.literals[1]} rows are skipped.")  # fmt: skip
-        note = f"Rows are capped at {max_rows} whatever the LIMIT." if written.isdigit() and int(written) > max_rows else None
+            return _filled(
+                slot,
+                f"{written} OFFSET {slot.literals[1]}",
+                "defaults",
+                f"{skipped}: the first {slot.literals[1]} rows are skipped.",
+            )
+        note = (
+            f"Rows are capped at {max_rows} whatever the LIMIT."
+            if written.isdigit() and int(written) > max_rows
+            else None
+        )
         for source, text in (("question", self.question), ("instructions", self.instructions)):
             if mentions(text, written):
                 return _filled(slot, written, source, note)
-        return _filled(slot, written, "defaults", note or f"LIMIT {written}: the agent's choice, within the cap of {max_rows}.")
+        return _filled(
+            slot, written, "defaults", note or f"LIMIT {written}: the agent's choice, within the cap of {max_rows}."
+        )
 
     # -- values ------------------------------------------------------------------------
 
@@ -96,8 +135,10 @@ class Lookup:
             if not options:
                 note = self._nothing_stored(slot, literal, probing)
                 if pattern and not probing:
-                    note = (f"The database was not asked what {operator.upper()} {literal!r} selects: "
-                            "it may match more stored values than the question means.")  # fmt: skip
+                    note = (
+                        f"The database was not asked what {operator.upper()} {literal!r} selects: "
+                        "it may match more stored values than the question means."
+                    )
                 return _filled(slot, literal, "question", note)
         elif probing:
             said, options = self._partly_said(slot, literal)
@@ -109,8 +150,11 @@ class Lookup:
         if not options and probing == "=" and literal in self._probe(slot, literal, "=").matched:
             other = self._contradicted(slot, literal)
             if other is not None:
-                return _asked(slot, f"The question says {other!r}, the SQL {literal!r} ({slot.fragment}) "
-                                    f"— which value of {_shown(slot)} is meant?")  # fmt: skip
+                return _asked(
+                    slot,
+                    f"The question says {other!r}, the SQL {literal!r} ({slot.fragment}) "
+                    f"— which value of {_shown(slot)} is meant?",
+                )
             return _filled(slot, literal, "database", "The question does not name it; the database holds it.")
         answer = _answer(self.conversation, slot)
         if answer is not None and answer.lower() == literal.lower():
@@ -123,8 +167,14 @@ class Lookup:
         if mentions(self.question, literal):
             return None
         result = self._probe(slot, literal, "=")
-        return next((v for v in [*result.stored, *result.near, *result.matched]
-                     if v.lower() != literal.lower() and mentions(self.question, v)), None)  # fmt: skip
+        return next(
+            (
+                v
+                for v in [*result.stored, *result.near, *result.matched]
+                if v.lower() != literal.lower() and mentions(self.question, v)
+            ),
+            None,
+        )
 
     def _confirm(self, slot: Slot, literal: str, operator: str) -> Slot:
         """A comparison that does not simply keep the rows holding its value (``<>``, ``NOT IN``,
@@ -143,9 +193,11 @@ class Lookup:
         if slot.outer:
             ask = f"The SQL keeps {table or 'rows'} whose {name} {says} {literal!r} ({slot.fragment}) — is that meant?"
         else:
-            ask = (f"The SQL compares {column} {says} {literal!r} only in part of the query ({slot.fragment}: under an "
-                   "OR, NOT, CASE, subquery, CTE or UNION branch), so it does not simply keep the rows with that "
-                   "value — is that meant?")  # fmt: skip
+            ask = (
+                f"The SQL compares {column} {says} {literal!r} only in part of the query ({slot.fragment}: under an "
+                "OR, NOT, CASE, subquery, CTE or UNION branch), so it does not simply keep the rows with that "
+                "value — is that meant?"
+            )
         if answer is not None:
             ask = f"The user answered {answer!r} for {slot.key}, but the SQL says {shown!r}. " + ask
         return _asked(slot, ask + f" (answer {shown!r} to confirm)")
@@ -165,7 +217,7 @@ class Lookup:
         words = literal.split()
         for size in range(len(words) - 1, 0, -1):
             for start in range(len(words) - size + 1):
-                part = " ".join(words[start:start + size])
+                part = " ".join(words[start : start + size])
                 if len(part) >= 3 and mentions(self.question, part):
                     near = self._probe(slot, part, "=", "string").near
                     return (part, near) if len(near) > 1 else ("", [])
@@ -191,16 +243,24 @@ class Lookup:
         if answer is not None and answer.lower() == literal.lower():
             return _filled(slot, literal, "conversation")
         if answer is not None:
-            return _asked(slot, f"The user answered {answer!r} for {slot.key}, but the SQL still uses {literal!r} "
-                                f"({slot.fragment}): write the SQL with {answer!r}.")  # fmt: skip
-        return _asked(slot, f"{literal!r} in {slot.fragment}: the question does not say it, and no column comparison "
-                            "lets the database confirm it — which value is meant?")  # fmt: skip
+            return _asked(
+                slot,
+                f"The user answered {answer!r} for {slot.key}, but the SQL still uses {literal!r} "
+                f"({slot.fragment}): write the SQL with {answer!r}.",
+            )
+        return _asked(
+            slot,
+            f"{literal!r} in {slot.fragment}: the question does not say it, and no column comparison "
+            "lets the database confirm it — which value is meant?",
+        )
 
     def _unknown_value(self, slot: Slot, literal: str, said: str, options: list[str], answer: str | None) -> Slot:
         column = _shown(slot)
         if answer is not None:
-            ask = (f"The user answered {answer!r} for {column}, but the SQL still uses {literal!r}: "
-                   f"write the SQL with {answer!r}.")  # fmt: skip
+            ask = (
+                f"The user answered {answer!r} for {column}, but the SQL still uses {literal!r}: "
+                f"write the SQL with {answer!r}."
+            )
         elif len(options) == 1:
             ask = f"No stored value of {column} is {literal!r}; the closest is {options[0]!r} — is that the one?"
         elif options:
@@ -247,12 +307,17 @@ class Lookup:
         if periods and slot.column and (slot.clock or slot.literals):
             named = ", ".join(p.text for p in periods)
             if slot.clock:
-                return _asked(slot, f"The question names {named}, but the SQL computes {column} from the database "
-                                    f"clock ({slot.fragment}): write the dates of {named} in the SQL.")  # fmt: skip
+                return _asked(
+                    slot,
+                    f"The question names {named}, but the SQL computes {column} from the database "
+                    f"clock ({slot.fragment}): write the dates of {named} in the SQL.",
+                )
             if any(p.equals(interval) or open_match(self.question, p, interval) for p in periods):
                 return _filled(slot, slot.fragment, "question", self._whole_days(slot))
-            return _asked(slot, f"The SQL selects {column} {selects}, but the question says {_spans(periods)} "
-                                "— which period is meant?")  # fmt: skip
+            return _asked(
+                slot,
+                f"The SQL selects {column} {selects}, but the question says {_spans(periods)} — which period is meant?",
+            )
         if not (phrases or slot.clock):  # absolute dates the question does not state
             if any(mentions(self.instructions, v) for v in slot.literals):
                 return _filled(slot, slot.fragment, "instructions")
@@ -260,30 +325,42 @@ class Lookup:
             if default is not None:
                 meant = named_periods(default)
                 if meant and not any(p.equals(interval) for p in meant):
-                    return _asked(slot, f"The SQL selects {column} {selects}, but the default period is "
-                                        f"{_spans(meant)} — which period is meant?")  # fmt: skip
+                    return _asked(
+                        slot,
+                        f"The SQL selects {column} {selects}, but the default period is "
+                        f"{_spans(meant)} — which period is meant?",
+                    )
                 return _filled(slot, slot.fragment, "defaults", f"Default period: {default}.")
             answer = _answer(self.conversation, slot, time=True)
             if answer is not None:
                 return self._answered(slot, answer, interval, selects, when)
-            return _asked(slot, f"The SQL selects {column} {selects}, but the question names no period — "
-                                "which period is meant?")  # fmt: skip
+            return _asked(
+                slot, f"The SQL selects {column} {selects}, but the question names no period — which period is meant?"
+            )
         # A relative phrase, or the clock: someone must say which day today is, and where.
         for source, zone, today in self._references():
             if zone and slot.clock:
                 real, why = today_in(zone, self.now)
-                fixed = (f"the default today {today.isoformat()} does not apply to it"
-                         if today and today != real else None)  # fmt: skip
+                fixed = (
+                    f"the default today {today.isoformat()} does not apply to it" if today and today != real else None
+                )
                 notes = [when, _bound_to_day(real, zone), why, fixed]
                 return _filled(slot, f"{slot.fragment} | time zone {zone}, today {real.isoformat()}", source, *notes)
             if zone and today:
                 mismatch = _outside(phrases, today, interval, selects, column)
                 if mismatch:
                     return _asked(slot, mismatch)
-                stale = (f"'today' is {today.isoformat()}, a fixed date from the operator's {source}: it does not "
-                         "move with the calendar, so relative phrases keep meaning the same dates.")  # fmt: skip
-                return _filled(slot, f"{slot.fragment} | time zone {zone}, today {today.isoformat()}", source, stale,
-                               self._whole_days(slot))  # fmt: skip
+                stale = (
+                    f"'today' is {today.isoformat()}, a fixed date from the operator's {source}: it does not "
+                    "move with the calendar, so relative phrases keep meaning the same dates."
+                )
+                return _filled(
+                    slot,
+                    f"{slot.fragment} | time zone {zone}, today {today.isoformat()}",
+                    source,
+                    stale,
+                    self._whole_days(slot),
+                )
         answer = _answer(self.conversation, slot, time=True)
         if answer is not None:
             return self._answered(slot, answer, interval, selects, when)
@@ -292,8 +369,11 @@ class Lookup:
             which = f"which {unit.group(0).lower()}" if unit else "which dates"
             return _asked(slot, f"{phrases[0]!r} — {which}, and in which time zone?")
         if periods:  # the clock outside a filter (an age, a difference): the named period does not fix it
-            return _asked(slot, f"{when}, beside the period the question names ({_spans(periods)}) — in which time "
-                                "zone is the current date meant?")  # fmt: skip
+            return _asked(
+                slot,
+                f"{when}, beside the period the question names ({_spans(periods)}) — in which time "
+                "zone is the current date meant?",
+            )
         return _asked(slot, f"{when}, but the question names no time — which period, and in which time zone?")
 
     def _answered(self, slot: Slot, answer: str, interval: Interval | None, selects: str, when: str | None) -> Slot:
@@ -302,17 +382,30 @@ class Lookup:
         column = _shown(slot) if slot.column else "the query"
         answered = named_periods(answer)
         if answered and slot.clock and slot.column:
-            return _asked(slot, f"The user answered {answer!r}, but the SQL computes {column} from the database clock "
-                                f"({slot.fragment}): write the dates of {answer!r} in the SQL.")  # fmt: skip
+            return _asked(
+                slot,
+                f"The user answered {answer!r}, but the SQL computes {column} from the database clock "
+                f"({slot.fragment}): write the dates of {answer!r} in the SQL.",
+            )
         if answered and not slot.clock and not any(p.equals(interval) for p in answered):
-            return _asked(slot, f"The user answered {answer!r}, but the SQL selects {column} {selects}: "
-                                f"write the SQL with the dates of {answer!r}.")  # fmt: skip
+            return _asked(
+                slot,
+                f"The user answered {answer!r}, but the SQL selects {column} {selects}: "
+                f"write the SQL with the dates of {answer!r}.",
+            )
         if slot.clock:
             zone = _TIME_ZONE.search(answer)
             real, why = today_in(zone.group(0) if zone else "UTC", self.now)
             unzoned = None if zone else "the answer names no time zone: today was taken in UTC"
-            return _filled(slot, f"{slot.fragment} | {answer} | today {real.isoformat()}", "conversation", when,
-                           _bound_to_day(real, zone.group(0) if zone else "UTC"), why, unzoned)  # fmt: skip
+            return _filled(
+                slot,
+                f"{slot.fragment} | {answer} | today {real.isoformat()}",
+                "conversation",
+                when,
+                _bound_to_day(real, zone.group(0) if zone else "UTC"),
+                why,
+                unzoned,
+            )
         return _filled(slot, f"{slot.fragment} | {answer}", "conversation", self._whole_days(slot))
 
     def _whole_days(self, slot: Slot) -> str | None:
@@ -321,23 +414,33 @@ class Lookup:
         if not slot.column or _is_date_type(self.catalog, slot.column):
             return None
         # BETWEEN's low end reads as >= (midnight is right); its high end as <=.
-        loose = [b for b in slot.bounds if b.bare and b.operator in ("<=", ">", "=", "in", "between")
-                 and any(_whole_day(v) for v in (b.literals[-1:] if b.operator == "between" else b.literals))]  # fmt: skip
+        loose = [
+            b
+            for b in slot.bounds
+            if b.bare
+            and b.operator in ("<=", ">", "=", "in", "between")
+            and any(_whole_day(v) for v in (b.literals[-1:] if b.operator == "between" else b.literals))
+        ]
         if not loose:
             return None
         column = _shown(slot)
-        return (f"{column} is compared with whole days ({'; '.join(f'{b.operator} {b.literals}' for b in loose)}); read "
-                f"as the full days. If {column} holds times of day, the database compares with midnight and may "
-                f"leave out most of a day: {column} >= the first day AND {column} < the day after the last says it "
-                "either way.")  # fmt: skip
+        return (
+            f"{column} is compared with whole days ({'; '.join(f'{b.operator} {b.literals}' for b in loose)}); read "
+            f"as the full days. If {column} holds times of day, the database compares with midnight and may "
+            f"leave out most of a day: {column} >= the first day AND {column} < the day after the last says it "
+            "either way."
+        )
 
     def _references(self):
         """(source, time zone, today) from the instructions, then the defaults."""
         zone = _TIME_ZONE.search(self.instructions or "")
         today = _TODAY.search(self.instructions or "")
         yield "instructions", zone.group(0) if zone else None, _iso(today.group(1)) if today else None
-        yield ("defaults", self.defaults.get("timezone") or (zone.group(0) if zone else None),
-               _iso(self.defaults.get("today")) or (_iso(today.group(1)) if today else None))  # fmt: skip
+        yield (
+            "defaults",
+            self.defaults.get("timezone") or (zone.group(0) if zone else None),
+            _iso(self.defaults.get("today")) or (_iso(today.group(1)) if today else None),
+        )
 
 
 def _outside(phrases: list[str], today: date, interval: Interval | None, selects: str, column: str) -> str | None:
@@ -345,8 +448,10 @@ def _outside(phrases: list[str], today: date, interval: Interval | None, selects
     for phrase in phrases:
         period: Period | None = relative_period(phrase, today)
         if period is not None and not period.equals(interval):
-            return (f"{phrase!r} on {today.isoformat()} is {period.start.isoformat()} to {period.end.isoformat()} "
-                    f"(end excluded), but the SQL selects {column} {selects} — which period is meant?")  # fmt: skip
+            return (
+                f"{phrase!r} on {today.isoformat()} is {period.start.isoformat()} to {period.end.isoformat()} "
+                f"(end excluded), but the SQL selects {column} {selects} — which period is meant?"
+            )
     return None
 
 
@@ -365,8 +470,10 @@ def _selects(slot: Slot, interval: Interval | None) -> str:
     if slot.clock:
         return f"by the database clock ({slot.fragment})"
     if not all(b.anded for b in slot.bounds):
-        return (f"by {slot.fragment}, which not every row that comes back has to meet (it sits under an OR, NOT, "
-                "a subquery, a CTE or a UNION branch)")  # fmt: skip
+        return (
+            f"by {slot.fragment}, which not every row that comes back has to meet (it sits under an OR, NOT, "
+            "a subquery, a CTE or a UNION branch)"
+        )
     if not all(b.precise for b in slot.bounds):
         return f"by {slot.fragment}, a shifted or reformatted date whose dates cannot be read off"
     return f"by {slot.fragment}, which is not one stretch from a start to an end"
@@ -378,8 +485,10 @@ def _spans(periods: list[Period]) -> str:
 
 
 def _bound_to_day(today: date, zone: str) -> str:
-    return (f"The SQL reads the database clock: checked for {today.isoformat()} in {zone}; an approval holds "
-            "for that day only.")  # fmt: skip
+    return (
+        f"The SQL reads the database clock: checked for {today.isoformat()} in {zone}; an approval holds "
+        "for that day only."
+    )
 
 
 def _whole_day(literal: str) -> bool:

@@ -11,14 +11,32 @@ passed in.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, timezone, tzinfo
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
+from typing import NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-MONTHS = {m: i for i, names in enumerate(
-    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-     ("december", "dec")], start=1) for m in names}  # fmt: skip
+MONTHS = {
+    m: i
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for m in names
+}
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 # A month named without a year ("sales in October") leaves the year open; "may" is left out, being a verb too.
 _BARE_MONTH = "|".join(m for m in MONTHS if len(m) > 3 and m != "sept")
@@ -31,8 +49,10 @@ RELATIVE = re.compile(
 )
 _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _ISO_MONTH = re.compile(r"\b(\d{4})-(\d{2})\b(?!-\d)")
-_MONTH_YEAR = re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?({_MONTH})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:\s+of|,)?\s+(\d{{4}})\b",
-                         re.IGNORECASE)  # fmt: skip
+_MONTH_YEAR = re.compile(
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?({_MONTH})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:\s+of|,)?\s+(\d{{4}})\b",
+    re.IGNORECASE,
+)
 _QUARTER = re.compile(r"\bq([1-4])(?:\s+of)?\s+(\d{4})\b|\b(\d{4})\s*-?\s*q([1-4])\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d-])((?:19|20)\d{2})(?![\d-])")
 
@@ -61,8 +81,11 @@ class Period(NamedTuple):
         >>> october.equals(Interval(datetime(2026, 10, 1), datetime(2026, 11, 1))), october.equals(Interval(datetime(2026, 10, 1), None))
         (True, False)
         """
-        return (interval is not None and interval.start == datetime.combine(self.start, datetime.min.time())
-                and interval.end == datetime.combine(self.end, datetime.min.time()))  # fmt: skip
+        return (
+            interval is not None
+            and interval.start == datetime.combine(self.start, datetime.min.time())
+            and interval.end == datetime.combine(self.end, datetime.min.time())
+        )
 
 
 class Interval(NamedTuple):
@@ -79,7 +102,11 @@ class Interval(NamedTuple):
         """
         start, end = (_shown(t) if t is not None else None for t in self)
         if start and end:
-            return f"from {start} to {end} (end excluded)" if self.start < self.end else f"nothing (from {start} but before {end})"
+            return (
+                f"from {start} to {end} (end excluded)"
+                if self.start < self.end
+                else f"nothing (from {start} but before {end})"
+            )
         if start:
             return f"from {start} on, with no end"
         return f"before {end}, with no start" if end else "any time"
@@ -196,7 +223,9 @@ def relative_period(phrase: str, today: date) -> Period | None:
 
 
 # '2026', '2026-10', '2026-10-05', '2026-10-05 12:30', '2026-10-05T12:30:15.250+02:00'.
-_STAMP = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
+_STAMP = re.compile(
+    r"^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$"
+)
 # How a bound reads once flipped by NOT: NOT (x >= a) is x < a.
 _NEGATED = {"not >=": "<", "not >": "<=", "not <": ">=", "not <=": ">"}
 
@@ -218,8 +247,15 @@ def literal_span(literal: str) -> tuple[datetime, datetime] | None:
         return None
     year, month, day, hour, minute, second, fraction = match.groups()
     try:
-        start = datetime(int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0), int(second or 0),
-                         int((fraction or "0").ljust(6, "0")))  # fmt: skip
+        start = datetime(
+            int(year),
+            int(month or 1),
+            int(day or 1),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
+            int((fraction or "0").ljust(6, "0")),
+        )
     except ValueError:
         return None
     if fraction:
@@ -282,7 +318,7 @@ def today_in(zone: str, now: datetime) -> tuple[date, str | None]:
     """
     found = _zone(zone)
     if found is None:
-        return now.astimezone(timezone.utc).date(), f"time zone {zone!r} is not known here: today was taken in UTC"
+        return now.astimezone(UTC).date(), f"time zone {zone!r} is not known here: today was taken in UTC"
     return now.astimezone(found).date(), None
 
 

@@ -8,7 +8,8 @@ read-only path every query takes, with a small row cap and a short time limit.
 
 from __future__ import annotations
 
-from typing import Callable, Literal
+from collections.abc import Callable
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -66,11 +67,21 @@ def database_probe(
         if found is None:
             return ProbeResult(error=f"{column} is not in catalog {catalog.name!r}.")
         if column_kind(found.name) is not None:
-            return ProbeResult(error=f"{table_name}.{found.name} may hold personal data or secrets; its values are not read.")
+            return ProbeResult(
+                error=f"{table_name}.{found.name} may hold personal data or secrets; its values are not read."
+            )
         sql = _probe_sql(table.schema, table.name, found.name, value, operator, dialect, max_values, kind)
         try:
-            result = execute_sql(url, sql, catalog, max_rows=3 * max_values, timeout_s=timeout_s,
-                                 max_bytes=64_000, memory_mb=memory_mb, allow_privileged=allow_privileged)  # fmt: skip
+            result = execute_sql(
+                url,
+                sql,
+                catalog,
+                max_rows=3 * max_values,
+                timeout_s=timeout_s,
+                max_bytes=64_000,
+                memory_mb=memory_mb,
+                allow_privileged=allow_privileged,
+            )
         except (QueryRefused, QueryStopped, QueryFailed) as error:
             return ProbeResult(error=first_line(error))
         groups: dict[int, list[str]] = {1: [], 2: [], 3: []}
@@ -82,8 +93,16 @@ def database_probe(
     return probe
 
 
-def _probe_sql(schema: str, table: str, column: str, value: str, operator: str, dialect: str, limit: int,
-               kind: LiteralKind = "string") -> str:  # fmt: skip
+def _probe_sql(
+    schema: str,
+    table: str,
+    column: str,
+    value: str,
+    operator: str,
+    dialect: str,
+    limit: int,
+    kind: LiteralKind = "string",
+) -> str:
     """The probe's one query: three capped DISTINCT reads of one column, tagged 1, 2, 3.
     ``value`` is written back as the SQL wrote it (``kind``): a number only if it was one.
 
@@ -101,15 +120,27 @@ def _probe_sql(schema: str, table: str, column: str, value: str, operator: str, 
     name = exp.column(exp.to_identifier(column, quoted=True))
     source = exp.table_(exp.to_identifier(table, quoted=True), db=exp.to_identifier(schema, quoted=True))
     given = _given(value, kind)
-    selects = {"=": exp.EQ, "like": exp.Like, "ilike": exp.ILike, "glob": exp.Glob}[operator](this=name.copy(), expression=given)
+    selects = {"=": exp.EQ, "like": exp.Like, "ilike": exp.ILike, "glob": exp.Glob}[operator](
+        this=name.copy(), expression=given
+    )
     text = max(pattern_text(value, operator) if operator != "=" else [value], key=len, default=value)
-    contains = exp.Like(this=exp.Lower(this=exp.cast(name.copy(), "TEXT")),
-                        expression=exp.Literal.string(f"%{text.lower()}%"))  # fmt: skip
-    branches = [(1, "matched", selects), (2, "near", contains), (3, "stored", exp.not_(exp.Is(this=name.copy(), expression=exp.null())))]
+    contains = exp.Like(
+        this=exp.Lower(this=exp.cast(name.copy(), "TEXT")), expression=exp.Literal.string(f"%{text.lower()}%")
+    )
+    branches = [
+        (1, "matched", selects),
+        (2, "near", contains),
+        (3, "stored", exp.not_(exp.Is(this=name.copy(), expression=exp.null()))),
+    ]
     parts = []
     for tag, alias, where in branches:
-        inner = (exp.select(exp.alias_(exp.cast(name.copy(), "TEXT"), "v"), exp.alias_(exp.Literal.number(tag), "k"))
-                 .distinct().from_(source.copy()).where(where).limit(limit))  # fmt: skip
+        inner = (
+            exp.select(exp.alias_(exp.cast(name.copy(), "TEXT"), "v"), exp.alias_(exp.Literal.number(tag), "k"))
+            .distinct()
+            .from_(source.copy())
+            .where(where)
+            .limit(limit)
+        )
         parts.append(exp.select("v", "k").from_(inner.subquery(alias)))
     query = parts[0]
     for part in parts[1:]:

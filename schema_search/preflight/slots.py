@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-import sqlglot
 from pydantic import BaseModel, Field
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
@@ -34,15 +33,37 @@ SlotSource = Literal["catalog", "question", "instructions", "defaults", "databas
 LiteralKind = Literal["string", "number", "boolean"]
 
 _COMPARISONS: dict[type, str] = {
-    exp.EQ: "=", exp.NullSafeEQ: "=", exp.NEQ: "<>", exp.NullSafeNEQ: "<>", exp.GT: ">", exp.GTE: ">=",
-    exp.LT: "<", exp.LTE: "<=", exp.Like: "like", exp.ILike: "ilike", exp.Glob: "glob",
-    exp.RegexpLike: "regexp", exp.RegexpILike: "iregexp", exp.SimilarTo: "similar to",
-}  # fmt: skip
+    exp.EQ: "=",
+    exp.NullSafeEQ: "=",
+    exp.NEQ: "<>",
+    exp.NullSafeNEQ: "<>",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.Like: "like",
+    exp.ILike: "ilike",
+    exp.Glob: "glob",
+    exp.RegexpLike: "regexp",
+    exp.RegexpILike: "iregexp",
+    exp.SimilarTo: "similar to",
+}
 # Where a condition filters rows; a comparison elsewhere (a CASE, the select list) filters nothing.
 _FILTERS = (exp.Where, exp.Having, exp.Qualify)
 # Functions whose string arguments are formats or paths, not values: printf('%.2f', x).
-_FORMAT_FUNCTIONS = frozenset({"printf", "format", "to_char", "to_number", "json_extract", "json_extract_path",
-                               "json_extract_path_text", "jsonb_extract_path", "jsonb_extract_path_text"})  # fmt: skip
+_FORMAT_FUNCTIONS = frozenset(
+    {
+        "printf",
+        "format",
+        "to_char",
+        "to_number",
+        "json_extract",
+        "json_extract_path",
+        "json_extract_path_text",
+        "jsonb_extract_path",
+        "jsonb_extract_path_text",
+    }
+)
 # Function nodes that are syntax rather than calls: a number under them may still be a filter's value.
 _NOT_CALLS = (exp.Connector, exp.Cast, exp.Case, exp.If, exp.Exists, exp.Predicate)
 # A printf-style specifier: a string made only of these and punctuation (', ', '%.2f') is layout.
@@ -51,16 +72,61 @@ _SPECIFIER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]")
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
 # Nodes whose value is the database's idea of now, in its own time zone.
 _CLOCK_NODES = (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentTime, exp.CurrentDatetime, exp.CurrentTimestampLTZ)
-_CLOCK_FUNCTIONS = frozenset({"now", "today", "getdate", "sysdate", "localtimestamp", "localtime", "transaction_timestamp",
-                              "statement_timestamp", "clock_timestamp", "current_date", "current_timestamp"})  # fmt: skip
+_CLOCK_FUNCTIONS = frozenset(
+    {
+        "now",
+        "today",
+        "getdate",
+        "sysdate",
+        "localtimestamp",
+        "localtime",
+        "transaction_timestamp",
+        "statement_timestamp",
+        "clock_timestamp",
+        "current_date",
+        "current_timestamp",
+    }
+)
 # SQLite reads the clock through date('now', ...) and shifts it with 'localtime'.
 _CLOCK_WORDS = frozenset({"now", "localtime"})
-_DATE_FUNCTIONS = frozenset({
-    "date", "datetime", "julianday", "strftime", "unixepoch", "timetostr", "tsordstotimestamp", "tsordstodate",
-    "strtodate", "strtotime", "date_trunc", "datetrunc", "timestamptrunc", "timestamp_trunc", "extract", "year",
-    "month", "day", "quarter", "week", "date_part", "datepart", "to_date", "to_timestamp", "make_date", "dateadd",
-    "datesub", "date_add", "date_sub", "timestampadd", "timestampsub", "last_day", "age", "strptime",
-})  # fmt: skip
+_DATE_FUNCTIONS = frozenset(
+    {
+        "date",
+        "datetime",
+        "julianday",
+        "strftime",
+        "unixepoch",
+        "timetostr",
+        "tsordstotimestamp",
+        "tsordstodate",
+        "strtodate",
+        "strtotime",
+        "date_trunc",
+        "datetrunc",
+        "timestamptrunc",
+        "timestamp_trunc",
+        "extract",
+        "year",
+        "month",
+        "day",
+        "quarter",
+        "week",
+        "date_part",
+        "datepart",
+        "to_date",
+        "to_timestamp",
+        "make_date",
+        "dateadd",
+        "datesub",
+        "date_add",
+        "date_sub",
+        "timestampadd",
+        "timestampsub",
+        "last_day",
+        "age",
+        "strptime",
+    }
+)
 # '2026-10', '2026-10-01', '2026-10-01 12:00:00', '2026-10-01T12:00Z': what a date literal looks like.
 DATE_LITERAL = re.compile(r"^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 
@@ -70,14 +136,20 @@ class Bound(BaseModel):
 
     operator: str = Field(description="=, <>, <, <=, >, >=, in, between, and their `not` forms.")
     literals: list[str] = Field(description="The dates as written.")
-    plain: bool = Field(True, description="The literals are the whole value compared, not computed from (date(x, '+1 day')).")
+    plain: bool = Field(
+        True, description="The literals are the whole value compared, not computed from (date(x, '+1 day'))."
+    )
     bare: bool = Field(True, description="The column itself is compared, not a function of it (date(placed_at)).")
     precise: bool = Field(
-        True, description="The column itself, or a wrapper that keeps the dates exact (date(x), strftime('%Y-%m', x) "
-        "against a month), is compared: not a shifted or mixed one (date(x, '+1 month'), strftime('%Y-%d', x))."
+        True,
+        description="The column itself, or a wrapper that keeps the dates exact (date(x), strftime('%Y-%m', x) "
+        "against a month), is compared: not a shifted or mixed one (date(x, '+1 month'), strftime('%Y-%d', x)).",
     )
-    anded: bool = Field(True, description="The condition must hold in the outermost query (ANDed in its WHERE, ON or "
-                        "HAVING), not one branch of an OR, nor under NOT, a subquery, a CTE or a UNION branch.")
+    anded: bool = Field(
+        True,
+        description="The condition must hold in the outermost query (ANDed in its WHERE, ON or "
+        "HAVING), not one branch of an OR, nor under NOT, a subquery, a CTE or a UNION branch.",
+    )
 
 
 class Slot(BaseModel):
@@ -92,10 +164,13 @@ class Slot(BaseModel):
     column: str | None = Field(None, description="The column compared, `schema.table.column`, aliases resolved.")
     operator: str | None = Field(None, description="How it is compared: =, <>, <, <=, >, >=, in, between, like, ilike.")
     literals: list[str] = Field(default_factory=list, description="The literal values the SQL wrote, as written.")
-    literal_kind: LiteralKind | None = Field(None, description="How a value slot's literal is written: 'x' (string) or 1 (number).")
+    literal_kind: LiteralKind | None = Field(
+        None, description="How a value slot's literal is written: 'x' (string) or 1 (number)."
+    )
     outer: bool = Field(
-        True, description="The comparison must hold in the outermost query: ANDed (or alone) in its WHERE, HAVING or "
-        "ON, not under an OR, NOT, CASE, a subquery, a CTE or a UNION branch."
+        True,
+        description="The comparison must hold in the outermost query: ANDed (or alone) in its WHERE, HAVING or "
+        "ON, not under an OR, NOT, CASE, a subquery, a CTE or a UNION branch.",
     )
     bounds: list[Bound] = Field(default_factory=list, description="A time slot's comparisons with literal dates.")
     clock: bool = Field(False, description="The SQL reads the database's clock (CURRENT_DATE, now(), date('now')).")
@@ -138,7 +213,9 @@ def slots(parsed: Parsed) -> list[Slot]:
         cid = column_id(column)
         if cid is not None:
             key = f"column:{cid}"
-            found.setdefault(key, Slot(key=key, kind="column", fragment=column.sql(dialect=dialect), column=cid, value=cid))
+            found.setdefault(
+                key, Slot(key=key, kind="column", fragment=column.sql(dialect=dialect), column=cid, value=cid)
+            )
     compared: list[Slot] = []
     covered: set[int] = set()
     for node in tree.find_all(*_COMPARISONS, exp.In, exp.Between, bfs=False):
@@ -146,8 +223,11 @@ def slots(parsed: Parsed) -> list[Slot]:
         if made:
             compared += made
             covered.update(claimed)
-    compared += [_clock_slot(node, dialect) for node in tree.walk(bfs=False)
-                 if id(node) not in covered and _is_clock(node) and not _inside_clock(node)]  # fmt: skip
+    compared += [
+        _clock_slot(node, dialect)
+        for node in tree.walk(bfs=False)
+        if id(node) not in covered and _is_clock(node) and not _inside_clock(node)
+    ]
     for slot in _merged_times(_numbered(compared)):
         found[slot.key] = slot
     for slot in _loose_literals(tree, covered, dialect):
@@ -214,7 +294,9 @@ def _columns(source: exp.Expression | Scope, resolved: dict[int, Table]) -> set[
 # -- comparisons ---------------------------------------------------------------------
 
 
-def _compared(node: exp.Expression, dialect: str | None, column_id, root: exp.Expression) -> tuple[list[Slot], set[int]]:
+def _compared(
+    node: exp.Expression, dialect: str | None, column_id, root: exp.Expression
+) -> tuple[list[Slot], set[int]]:
     """The slots of one comparison of a column with values (none when it compares two
     columns), and the ids of the nodes they account for."""
     negated = "not " if isinstance(node.parent, exp.Not) else ""
@@ -231,19 +313,25 @@ def _compared(node: exp.Expression, dialect: str | None, column_id, root: exp.Ex
         slot = _slot(column, operator, literals, fragment, dialect, column_id, node.this)
         if slot.kind == "time":  # one set of days, not one slot per day
             return [_bounded(slot, operator, literals, True, node.this, anded)], _claimed(node, node.this)
-        return ([slot.model_copy(update={"literals": [v], "literal_kind": k, "outer": anded}) for v, k in values],
-                _claimed(node, node.this))  # fmt: skip
+        return (
+            [slot.model_copy(update={"literals": [v], "literal_kind": k, "outer": anded}) for v, k in values],
+            _claimed(node, node.this),
+        )
     if isinstance(node, exp.Between):
         column = _the_column(node.this)
         low, high = _literal_of(node.args["low"], dialect), _literal_of(node.args["high"], dialect)
         if column is None or low is None or high is None:
             return [], set()
         operator = negated + "between"
-        slot = _slot(column, operator, [low[0], high[0]], fragment, dialect, column_id, node.this, clock=_reads_clock(node))
+        slot = _slot(
+            column, operator, [low[0], high[0]], fragment, dialect, column_id, node.this, clock=_reads_clock(node)
+        )
         if slot.kind == "time":
             return [_bounded(slot, operator, slot.literals, True, node.this, anded)], _claimed(node, node.this)
-        return ([slot.model_copy(update={"literals": [v], "literal_kind": k, "outer": anded}) for v, k in (low, high)],
-                _claimed(node, node.this))  # fmt: skip
+        return (
+            [slot.model_copy(update={"literals": [v], "literal_kind": k, "outer": anded}) for v, k in (low, high)],
+            _claimed(node, node.this),
+        )
     operator = _COMPARISONS[type(node)]
     left, right = node.this, node.expression
     if _the_column(left) is None and _the_column(right) is not None:
@@ -254,8 +342,14 @@ def _compared(node: exp.Expression, dialect: str | None, column_id, root: exp.Ex
         return [], set()
     clock = _reads_clock(right)
     value = _literal_of(right, dialect)
-    if (value is not None and value[0] in ("0", "1") and value[1] == "number" and _anded(outer)
-            and not isinstance(_unwrapped(left), exp.Column) and not _is_date_expression(left)):
+    if (
+        value is not None
+        and value[0] in ("0", "1")
+        and value[1] == "number"
+        and _anded(outer)
+        and not isinstance(_unwrapped(left), exp.Column)
+        and not _is_date_expression(left)
+    ):
         return [], _claimed(node, left)  # instr(name, 'GmbH') > 0: a test of a function's result, layout
     prefix = _date_prefix(value[0], operator) if value is not None and not negated else None
     if prefix is not None:  # placed_at LIKE '2026-10%': the days of October 2026
@@ -445,8 +539,11 @@ def _is_clock(node: exp.Expression) -> bool:
     if isinstance(node, exp.Func) and not isinstance(node, exp.Connector):
         if function_name(node) in _CLOCK_FUNCTIONS:
             return True
-        return any(isinstance(a, exp.Literal) and a.is_string and a.name.lower() in _CLOCK_WORDS
-                   for a in [node.this, *node.expressions] if isinstance(a, exp.Expression))  # fmt: skip
+        return any(
+            isinstance(a, exp.Literal) and a.is_string and a.name.lower() in _CLOCK_WORDS
+            for a in [node.this, *node.expressions]
+            if isinstance(a, exp.Expression)
+        )
     return False
 
 
@@ -482,7 +579,9 @@ def _merged_times(compared: list[Slot]) -> list[Slot]:
             continue
         # Bounds that must all hold read as one AND; others (OR, CASE) are listed apart.
         joint = " AND " if all(b.anded for b in [*first.bounds, *slot.bounds]) else "; "
-        first.fragment = f"{first.fragment}{joint}{slot.fragment}" if slot.fragment not in first.fragment else first.fragment
+        first.fragment = (
+            f"{first.fragment}{joint}{slot.fragment}" if slot.fragment not in first.fragment else first.fragment
+        )
         first.literals += [v for v in slot.literals if v not in first.literals]
         first.bounds = [*first.bounds, *slot.bounds]
         first.clock = first.clock or slot.clock
@@ -504,16 +603,30 @@ def _loose_literals(tree: exp.Expression, covered: set[int], dialect: str | None
     found: list[Slot] = []
     for node in tree.walk(bfs=False):  # in the order the SQL reads
         if isinstance(node, _BYTE_LITERALS) and id(node) not in covered:  # x'70616964' is 'paid' spelled in hex
-            found.append(Slot(key=f"literal:{len(found) + 1}", kind="value", fragment=_context(node, dialect),
-                              literals=[node.sql(dialect=dialect)], literal_kind="string"))  # fmt: skip
+            found.append(
+                Slot(
+                    key=f"literal:{len(found) + 1}",
+                    kind="value",
+                    fragment=_context(node, dialect),
+                    literals=[node.sql(dialect=dialect)],
+                    literal_kind="string",
+                )
+            )
             continue
         if not isinstance(node, exp.Literal) or id(node) in covered or _structural(node, tree):
             continue
         negative = isinstance(node.parent, exp.Neg)
         value = ("-" if negative else "") + node.name
         key = f"literal:{len(found) + 1}"
-        found.append(Slot(key=key, kind="value", fragment=_context(node, dialect), literals=[value],
-                          literal_kind="string" if node.is_string else "number"))  # fmt: skip
+        found.append(
+            Slot(
+                key=key,
+                kind="value",
+                fragment=_context(node, dialect),
+                literals=[value],
+                literal_kind="string" if node.is_string else "number",
+            )
+        )
     return found
 
 
@@ -555,7 +668,11 @@ def _structural(literal: exp.Literal, root: exp.Expression | None = None) -> boo
             layout_call = layout_call or (child is literal and _layout_argument(literal, ancestor))
         if isinstance(ancestor, (*_FILTERS, exp.Join)) and not filtering:
             filtering = not isinstance(ancestor, exp.Join) or _in_on(literal, ancestor)
-        if isinstance(ancestor, exp.Select) and child.arg_key == "expressions" and isinstance(ancestor.parent, exp.Exists):
+        if (
+            isinstance(ancestor, exp.Select)
+            and child.arg_key == "expressions"
+            and isinstance(ancestor.parent, exp.Exists)
+        ):
             return True  # EXISTS (SELECT 1 ...): what it selects is never read
         child = ancestor
     if literal.is_string:
@@ -567,7 +684,9 @@ def _structural(literal: exp.Literal, root: exp.Expression | None = None) -> boo
 
 def _condition(node: exp.Expression) -> exp.Expression:
     """The condition a literal belongs to: ``1 = 1`` for its ``1``s, the literal itself in ``WHERE 1``."""
-    while node.parent is not None and not isinstance(node.parent, (exp.Connector, exp.Paren, exp.Not, *_FILTERS, exp.Join)):
+    while node.parent is not None and not isinstance(
+        node.parent, (exp.Connector, exp.Paren, exp.Not, *_FILTERS, exp.Join)
+    ):
         node = node.parent
     return node
 

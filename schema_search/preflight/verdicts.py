@@ -20,7 +20,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,18 +41,22 @@ class VerdictLog:
 
     def record(self, checklist: Checklist) -> str:
         """Write a checklist's verdict (whatever its status) and return its id."""
-        self._write({
-            "event": "verdict",
-            "verdict": checklist.verdict,
-            "catalog": checklist.catalog,
-            "question": checklist.question,
-            "sql": checklist.sql,
-            "status": checklist.status,
-            "slots": [{"key": s.key, "value": s.value, "source": s.source} for s in checklist.slots],
-            "unknowns": [{"key": s.key, "question": without_stored(s.question, s.options), "options": len(s.options)}
-                         for s in checklist.unknowns],  # fmt: skip
-            "errors": checklist.errors,
-        })  # fmt: skip
+        self._write(
+            {
+                "event": "verdict",
+                "verdict": checklist.verdict,
+                "catalog": checklist.catalog,
+                "question": checklist.question,
+                "sql": checklist.sql,
+                "status": checklist.status,
+                "slots": [{"key": s.key, "value": s.value, "source": s.source} for s in checklist.slots],
+                "unknowns": [
+                    {"key": s.key, "question": without_stored(s.question, s.options), "options": len(s.options)}
+                    for s in checklist.unknowns
+                ],
+                "errors": checklist.errors,
+            }
+        )
         return checklist.verdict
 
     def executed(self, verdict: str, *, rows: int, truncated: bool, seconds: float) -> None:
@@ -83,7 +87,7 @@ class VerdictLog:
     # -- the file ------------------------------------------------------------------
 
     def _write(self, entry: dict[str, Any]) -> None:
-        entry = {"time": datetime.now(timezone.utc).isoformat(timespec="seconds"), **entry}
+        entry = {"time": datetime.now(UTC).isoformat(timespec="seconds"), **entry}
         line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Several server workers (and threads: each opens the lock file anew, and flock holds
@@ -169,9 +173,8 @@ def approve(log: VerdictLog, verdict: str, checklist_now: Checklist) -> str | No
         )
     if recorded.get("status") != "ready":
         open_questions = "; ".join(u.get("question") or u.get("key", "") for u in recorded.get("unknowns") or [])
-        return (
-            f"Verdict {verdict} was {recorded.get('status')}, not ready: it cannot approve a run. "
-            + (f"Ask the user first: {open_questions}" if open_questions else "Fix the SQL and check it again.")
+        return f"Verdict {verdict} was {recorded.get('status')}, not ready: it cannot approve a run. " + (
+            f"Ask the user first: {open_questions}" if open_questions else "Fix the SQL and check it again."
         )
     if recorded.get("catalog") != checklist_now.catalog:
         return f"Verdict {verdict} is for catalog {recorded.get('catalog')!r}, not {checklist_now.catalog!r}."
@@ -179,13 +182,17 @@ def approve(log: VerdictLog, verdict: str, checklist_now: Checklist) -> str | No
     now = checklist_now.pairs()
     changed = [key for key in [*then, *(k for k in now if k not in then)] if then.get(key) != now.get(key)]
     if changed:
-        return "The approval is void: " + "; ".join(_change(key, then, now) for key in changed[:5]) + (
-            ". Show the user the new checklist and ask again." if checklist_now.status == "ready" else "."
+        return (
+            "The approval is void: "
+            + "; ".join(_change(key, then, now) for key in changed[:5])
+            + (". Show the user the new checklist and ask again." if checklist_now.status == "ready" else ".")
         )
     if recorded.get("sql") != checklist_now.sql:
         return f"The approval is void: the SQL changed since verdict {verdict} was given. Ask the user again."
     if checklist_now.status != "ready":
-        return f"The approval is void: the checklist is {checklist_now.status} now: " + "; ".join(checklist_now.questions)
+        return f"The approval is void: the checklist is {checklist_now.status} now: " + "; ".join(
+            checklist_now.questions
+        )
     return None
 
 

@@ -9,8 +9,14 @@ from __future__ import annotations
 import re
 
 # What is wildcard, not text, in each kind of pattern.
-WILDCARDS = {"like": r"[%_]+", "ilike": r"[%_]+", "glob": r"[*?\[\]]+", "similar to": r"[%_|*+?(){}\[\]]+",
-             "regexp": r"[.^$*+?(){}\[\]|\\]+", "iregexp": r"[.^$*+?(){}\[\]|\\]+"}  # fmt: skip
+WILDCARDS = {
+    "like": r"[%_]+",
+    "ilike": r"[%_]+",
+    "glob": r"[*?\[\]]+",
+    "similar to": r"[%_|*+?(){}\[\]]+",
+    "regexp": r"[.^$*+?(){}\[\]|\\]+",
+    "iregexp": r"[.^$*+?(){}\[\]|\\]+",
+}
 
 
 # How a question says each range, before its number ("more than 20") or after it ("20 or more").
@@ -41,7 +47,10 @@ def states_range(question: str, operator: str, literal: str) -> bool:
     unit = r"(?:[$€£]\s*)?"
     before, after = _RANGE_BEFORE.get(operator), _RANGE_AFTER.get(operator)
     said = before is not None and re.search(rf"(?<!\w)(?:{before})\s+{unit}{number}(?![\d.])", question, re.IGNORECASE)
-    return bool(said or (after is not None and re.search(rf"(?<![\w.]){number}(?:\s*\w+)?\s*(?:{after})", question, re.IGNORECASE)))
+    return bool(
+        said
+        or (after is not None and re.search(rf"(?<![\w.]){number}(?:\s*\w+)?\s*(?:{after})", question, re.IGNORECASE))
+    )
 
 
 def mentions(text: str, phrase: str) -> bool:
@@ -65,7 +74,6 @@ def pattern_text(pattern: str, operator: str = "like") -> list[str]:
     """
     wildcards = WILDCARDS.get(operator.removeprefix("not ").strip(), r"[%_]+")
     return [piece for piece in re.split(wildcards, pattern) if piece.strip()]
-
 
 
 def with_operator(operator: str, literal: str) -> str:

@@ -26,8 +26,11 @@ def _column_issues(tree: exp.Query, resolved: dict[int, Table], dialect: str | N
     while the database itself still decides case at run time.
     """
     copy = tree.copy()
-    tables = {id(new): resolved[id(old)] for old, new in zip(tree.find_all(exp.Table), copy.find_all(exp.Table))
-              if id(old) in resolved}  # fmt: skip
+    tables = {
+        id(new): resolved[id(old)]
+        for old, new in zip(tree.find_all(exp.Table), copy.find_all(exp.Table))
+        if id(old) in resolved
+    }
     schema: dict[str, dict[str, dict[str, str]]] = {}
     for node in copy.find_all(exp.Table):
         table = tables.get(id(node))
@@ -83,22 +86,28 @@ def _qualified_column_issues(tree: exp.Expression, tables: dict[int, Table]) -> 
             source = _find_source(scope, column.table)
             if source is None:
                 aliases = sorted(_visible_aliases(scope))
-                issues.append(NameIssue(
-                    kind="unknown_table", name=column.table,
-                    message=f"{column.table}.{column.name} names no table or alias in scope "
-                            f"({', '.join(aliases) or 'none'}).",
-                    suggestions=close_matches(column.table, aliases),
-                ))  # fmt: skip
+                issues.append(
+                    NameIssue(
+                        kind="unknown_table",
+                        name=column.table,
+                        message=f"{column.table}.{column.name} names no table or alias in scope "
+                        f"({', '.join(aliases) or 'none'}).",
+                        suggestions=close_matches(column.table, aliases),
+                    )
+                )
                 column.replace(exp.null())
                 continue
             known = _source_columns(source, tables)
             if known is not None and column.name not in known:
                 where = tables[id(source)].id if id(source) in tables else column.table
-                issues.append(NameIssue(
-                    kind="unknown_column", name=f"{column.table}.{column.name}",
-                    message=f"{where} has no column {column.name}.",
-                    suggestions=[f"{column.table}.{c}" for c in close_matches(column.name, sorted(known))],
-                ))  # fmt: skip
+                issues.append(
+                    NameIssue(
+                        kind="unknown_column",
+                        name=f"{column.table}.{column.name}",
+                        message=f"{where} has no column {column.name}.",
+                        suggestions=[f"{column.table}.{c}" for c in close_matches(column.name, sorted(known))],
+                    )
+                )
                 column.replace(exp.null())
     return issues
 
@@ -112,25 +121,39 @@ def _unqualified_column_issues(tree: exp.Expression, tables: dict[int, Table]) -
         outputs = set(scope.expression.named_selects)
         for column in scope.unqualified_columns:
             name = column.name
-            holders = [alias for alias, source in scope.selected_sources.items()
-                       if name in (_source_columns(source[1], tables) or ())]  # fmt: skip
+            holders = [
+                alias
+                for alias, source in scope.selected_sources.items()
+                if name in (_source_columns(source[1], tables) or ())
+            ]
             if len(holders) > 1:
-                issues.append(NameIssue(
-                    kind="ambiguous_column", name=name,
-                    message=f"{name} is a column of {', '.join(holders)}; qualify it.",
-                    suggestions=[f"{alias}.{name}" for alias in holders],
-                ))  # fmt: skip
+                issues.append(
+                    NameIssue(
+                        kind="ambiguous_column",
+                        name=name,
+                        message=f"{name} is a column of {', '.join(holders)}; qualify it.",
+                        suggestions=[f"{alias}.{name}" for alias in holders],
+                    )
+                )
             elif not holders and not _is_output_ref(column, outputs) and not _in_outer_scope(scope, name, tables):
-                known = sorted({f"{alias}.{c}" for alias, source in scope.selected_sources.items()
-                                for c in _source_columns(source[1], tables) or ()})  # fmt: skip
+                known = sorted(
+                    {
+                        f"{alias}.{c}"
+                        for alias, source in scope.selected_sources.items()
+                        for c in _source_columns(source[1], tables) or ()
+                    }
+                )
                 bare = {k.split(".", 1)[1]: k for k in known}
                 suggestions = [bare[c] for c in close_matches(name, sorted(bare))]
                 sources = [_shown(alias, source[1], tables) for alias, source in sorted(scope.selected_sources.items())]
-                issues.append(NameIssue(
-                    kind="unknown_column", name=name,
-                    message=f"No column {name} in {', '.join(sources) or 'the FROM clause'}.",
-                    suggestions=suggestions,
-                ))  # fmt: skip
+                issues.append(
+                    NameIssue(
+                        kind="unknown_column",
+                        name=name,
+                        message=f"No column {name} in {', '.join(sources) or 'the FROM clause'}.",
+                        suggestions=suggestions,
+                    )
+                )
     return issues
 
 

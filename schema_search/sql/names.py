@@ -13,7 +13,6 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Literal
 
-import sqlglot
 from pydantic import BaseModel, Field
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -39,7 +38,6 @@ class NameIssue(BaseModel):
     )
 
 
-
 def names_a_cte(node: exp.Table, dialect: str | None = None) -> bool:
     """Whether an unqualified table reference means a CTE where it stands, not a real table.
 
@@ -49,6 +47,7 @@ def names_a_cte(node: exp.Table, dialect: str | None = None) -> bool:
     (SELECT * FROM t) ...`` the inner ``t`` is the real table ``t``. Names compare as the
     dialect folds them (PostgreSQL keeps the case of quoted names).
 
+    >>> import sqlglot
     >>> tree = sqlglot.parse_one("WITH s AS (SELECT * FROM secrets) SELECT * FROM s")
     >>> sorted((t.name, names_a_cte(t)) for t in tree.find_all(exp.Table))
     [('s', True), ('secrets', False)]
@@ -100,7 +99,6 @@ def identifier_key(identifier: exp.Expression, dialect: str | None) -> str:
     return Dialect.get_or_raise(dialect).normalize_identifier(identifier.copy()).name
 
 
-
 # -- tables --------------------------------------------------------------------------
 
 
@@ -127,7 +125,9 @@ class TableResolver:
                 continue
             if node.catalog:  # db.schema.table: another database, which the catalog does not describe
                 written = node.sql(dialect=self.dialect)
-                self._issue("unknown_table", written, f"{written} names another database: only catalog tables can be read.", [])
+                self._issue(
+                    "unknown_table", written, f"{written} names another database: only catalog tables can be read.", []
+                )
                 continue
             name, schema = node.name.lower(), node.db.lower()
             if not schema and names_a_cte(node, self.dialect):
@@ -146,8 +146,12 @@ class TableResolver:
         if schema:
             table = self.catalog.table(f"{schema}.{name}")
             if table is None and report:
-                self._issue("unknown_table", written, f"No table {written} in catalog {self.catalog.name!r}.",
-                            self._similar(schema, name, by_name))  # fmt: skip
+                self._issue(
+                    "unknown_table",
+                    written,
+                    f"No table {written} in catalog {self.catalog.name!r}.",
+                    self._similar(schema, name, by_name),
+                )
             return table
         matches = by_name.get(name, [])
         default = _DEFAULT_SCHEMA.get(self.dialect or "")
@@ -157,13 +161,21 @@ class TableResolver:
                 return preferred[0]
             if report:
                 options = [t.id for t in matches]
-                self._issue("ambiguous_table", written,
-                            f"{written} is in several schemas: {', '.join(options)}; qualify it.", options)  # fmt: skip
+                self._issue(
+                    "ambiguous_table",
+                    written,
+                    f"{written} is in several schemas: {', '.join(options)}; qualify it.",
+                    options,
+                )
             return None
         if not matches:
             if report:
-                self._issue("unknown_table", written, f"No table {written} in catalog {self.catalog.name!r}.",
-                            self._similar(schema, name, by_name))  # fmt: skip
+                self._issue(
+                    "unknown_table",
+                    written,
+                    f"No table {written} in catalog {self.catalog.name!r}.",
+                    self._similar(schema, name, by_name),
+                )
             return None
         table = matches[0]
         if report and default and table.schema.lower() != default and len(self._schemas()) > 1:
@@ -210,4 +222,3 @@ def close_matches(name: str, options: list[str], n: int = 3) -> list[str]:
     if not found and len(lowered) <= n:  # so few that each is as close as any
         found = list(lowered)
     return [lowered[f] for f in found]
-

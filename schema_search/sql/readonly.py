@@ -10,7 +10,7 @@ any other. Checking is a first line; the engines are still opened read-only.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import sqlglot
 from sqlglot import exp
@@ -34,35 +34,115 @@ _BUILT_IN_SCHEMAS = {"postgres": {"pg_catalog"}, "sqlite": {"main"}, "duckdb": {
 _FORBIDDEN_NODES = tuple(
     getattr(exp, name)
     for name in (
-        "DML", "DDL", "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter", "TruncateTable",
-        "Copy", "Command", "Set", "Pragma", "Into", "Lock", "Transaction", "Commit", "Rollback", "Use",
-        "Attach", "Detach", "Install", "Analyze", "Grant", "Revoke", "Kill", "Comment", "LoadData",
-        "Refresh", "Cache", "Uncache", "Export", "Declare", "Execute", "Put", "Get",
+        "DML",
+        "DDL",
+        "Insert",
+        "Update",
+        "Delete",
+        "Merge",
+        "Create",
+        "Drop",
+        "Alter",
+        "TruncateTable",
+        "Copy",
+        "Command",
+        "Set",
+        "Pragma",
+        "Into",
+        "Lock",
+        "Transaction",
+        "Commit",
+        "Rollback",
+        "Use",
+        "Attach",
+        "Detach",
+        "Install",
+        "Analyze",
+        "Grant",
+        "Revoke",
+        "Kill",
+        "Comment",
+        "LoadData",
+        "Refresh",
+        "Cache",
+        "Uncache",
+        "Export",
+        "Declare",
+        "Execute",
+        "Put",
+        "Get",
     )
     if hasattr(exp, name)
-)  # fmt: skip
+)
 
 # Functions that read files, run SQL given as a string, change settings, or touch the
 # server; refused even though read-only engines stop most of them again.
 _FORBIDDEN_FUNCTIONS = frozenset(
     {
         # PostgreSQL
-        "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "pg_ls_logdir", "pg_ls_waldir",
-        "lo_import", "lo_export", "lo_from_bytea", "lo_put", "lo_create", "lo_unlink",
-        "dblink", "dblink_exec", "dblink_connect", "dblink_send_query",
-        "set_config", "pg_sleep", "pg_sleep_for", "pg_sleep_until", "pg_terminate_backend", "pg_cancel_backend",
-        "pg_reload_conf", "pg_rotate_logfile", "pg_advisory_lock", "pg_advisory_xact_lock", "nextval", "setval",
-        "query_to_xml", "query_to_xml_and_xmlschema", "cursor_to_xml", "table_to_xml", "schema_to_xml",
-        "database_to_xml", "pg_notify", "txid_current", "pg_current_xact_id",
+        "pg_read_file",
+        "pg_read_binary_file",
+        "pg_ls_dir",
+        "pg_stat_file",
+        "pg_ls_logdir",
+        "pg_ls_waldir",
+        "lo_import",
+        "lo_export",
+        "lo_from_bytea",
+        "lo_put",
+        "lo_create",
+        "lo_unlink",
+        "dblink",
+        "dblink_exec",
+        "dblink_connect",
+        "dblink_send_query",
+        "set_config",
+        "pg_sleep",
+        "pg_sleep_for",
+        "pg_sleep_until",
+        "pg_terminate_backend",
+        "pg_cancel_backend",
+        "pg_reload_conf",
+        "pg_rotate_logfile",
+        "pg_advisory_lock",
+        "pg_advisory_xact_lock",
+        "nextval",
+        "setval",
+        "query_to_xml",
+        "query_to_xml_and_xmlschema",
+        "cursor_to_xml",
+        "table_to_xml",
+        "schema_to_xml",
+        "database_to_xml",
+        "pg_notify",
+        "txid_current",
+        "pg_current_xact_id",
         # DuckDB
-        "read_csv", "read_csv_auto", "read_parquet", "parquet_scan", "read_json", "read_json_auto",
-        "read_ndjson", "read_ndjson_auto", "read_text", "read_blob", "glob", "sniff_csv", "query",
-        "query_table", "getenv", "install", "load",
+        "read_csv",
+        "read_csv_auto",
+        "read_parquet",
+        "parquet_scan",
+        "read_json",
+        "read_json_auto",
+        "read_ndjson",
+        "read_ndjson_auto",
+        "read_text",
+        "read_blob",
+        "glob",
+        "sniff_csv",
+        "query",
+        "query_table",
+        "getenv",
+        "install",
+        "load",
         # SQLite
-        "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer",
+        "load_extension",
+        "readfile",
+        "writefile",
+        "edit",
+        "fts3_tokenizer",
     }
-)  # fmt: skip
-
+)
 
 
 Rule = Callable[[exp.Expression, str | None], str | None]
@@ -245,11 +325,14 @@ def expanded_size(tree: exp.Expression) -> int:
         select = scope.expression
         if not isinstance(select, exp.Select):
             continue
-        sources = {name: outputs.get(id(source.expression), {}) for name, source in scope.sources.items()
-                   if isinstance(source, Scope)}  # fmt: skip
+        sources = {
+            name: outputs.get(id(source.expression), {})
+            for name, source in scope.sources.items()
+            if isinstance(source, Scope)
+        }
         sizes: dict[str, int] = {}
 
-        def size(node: exp.Expression) -> int:
+        def size(node: exp.Expression, sources=sources, sizes=sizes) -> int:
             if isinstance(node, exp.Column):
                 if node.table:
                     return sources.get(node.table, {}).get(node.name, 1)
@@ -284,4 +367,3 @@ def _node_name(node: exp.Expression) -> str:
         return f"{str(node.this).upper()} (a command)"
     key = node.key.upper()
     return {"INTO": "SELECT ... INTO", "LOCK": "a locking clause (FOR UPDATE/SHARE)"}.get(key, key)
-

@@ -119,8 +119,6 @@ def validate_sql(sql: str, dialect: str | None, catalog: Catalog) -> Validation:
         return Validation(ok=False, dialect=dialect, sql=None, tables=[], errors=[error], issues=[], warnings=[])
 
 
-
-
 def _validate(sql: str, dialect: str | None, catalog: Catalog) -> Validation:
     tree, error = read_only_query(sql, dialect)
     if tree is None:

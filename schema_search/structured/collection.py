@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..tables.catalog import Catalog
 from ..tables.catalog import Column as CatalogColumn

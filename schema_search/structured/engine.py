@@ -54,7 +54,9 @@ def run(
             cursor = connection.execute(sql)
             rows = cursor.fetchmany(max_rows + 1)
         except duckdb.InterruptException:
-            raise ran_too_long(timeout_s, "Narrow it: avoid joining the table to itself; filter first, or add a LIMIT.") from None
+            raise ran_too_long(
+                timeout_s, "Narrow it: avoid joining the table to itself; filter first, or add a LIMIT."
+            ) from None
         except duckdb.Error as error:
             raise QueryFailed(f"The query failed: {first_line(error)}", hint="Fix the SQL and try again.") from None
         finally:

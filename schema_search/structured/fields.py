@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 FieldType = Literal["integer", "decimal", "date", "timestamp", "boolean", "text"]
 

@@ -104,7 +104,9 @@ def _condition(condition: Any, list_columns: frozenset[str]) -> exp.Expression:
         # Case-insensitive substring: LIKE's own wildcards in the value are escaped, not obeyed.
         escaped = str(value).lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         text = exp.Lower(this=exp.Cast(this=target, to=exp.DataType.build("VARCHAR")))
-        return exp.Escape(this=exp.Like(this=text, expression=exp.Literal.string(f"%{escaped}%")), expression=exp.Literal.string("\\"))
+        return exp.Escape(
+            this=exp.Like(this=text, expression=exp.Literal.string(f"%{escaped}%")), expression=exp.Literal.string("\\")
+        )
     if op == "like":
         return exp.Like(this=target, expression=_value(value))
     if op in ("is null", "is not null"):

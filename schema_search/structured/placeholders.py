@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..execute.engines import jsonable
 from ..errors import NotStructured
+from ..execute.engines import jsonable
 from . import engine
 from .collection import Collection
 from .guard import DIALECT, checked_sql

@@ -43,12 +43,21 @@ class Sandbox:
             QueryStopped: the query was stopped (time, memory or size), or the child failed.
             and whatever ``run_query`` raises for bad input, re-raised here.
         """
-        request = {"op": "schema_search.structured.sandbox:serve", "sql": sql, "form": form, "max_rows": max_rows, "timeout_s": timeout_s,
-                   "memory_limit": memory_limit, "max_bytes": max_bytes}  # fmt: skip
+        request = {
+            "op": "schema_search.structured.sandbox:serve",
+            "sql": sql,
+            "form": form,
+            "max_rows": max_rows,
+            "timeout_s": timeout_s,
+            "memory_limit": memory_limit,
+            "max_bytes": max_bytes,
+        }
         frame = encode(request)  # checked here: an oversized or absurdly nested request never reaches the child
         with self.child.lock:
             try:
-                if key != self.child.state:  # the tables first, on their own deadline: reading them is not the query's time
+                if (
+                    key != self.child.state
+                ):  # the tables first, on their own deadline: reading them is not the query's time
                     load = {"op": "schema_search.structured.sandbox:serve_load", "key": key, "collection": collection}
                     raise_reply(self.child.call(load, limit_s=STARTUP_S))
                     self.child.state = key

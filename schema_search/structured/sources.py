@@ -87,20 +87,39 @@ def catalog_collection(catalog: Catalog) -> Collection:
     for table in catalog.tables:
         in_keys = {c.lower() for fk in table.foreign_keys for c in fk.columns}
         primary = {c.lower() for c in table.primary_key}
-        table_rows.append((
-            table_source_id(catalog.name, table.id), table.schema, table.name, table.id, table.kind,
-            len(table.columns), ", ".join(table.primary_key) or None, len(table.foreign_keys),
-            table.comment or None, table.description is not None,
-        ))  # fmt: skip
+        table_rows.append(
+            (
+                table_source_id(catalog.name, table.id),
+                table.schema,
+                table.name,
+                table.id,
+                table.kind,
+                len(table.columns),
+                ", ".join(table.primary_key) or None,
+                len(table.foreign_keys),
+                table.comment or None,
+                table.description is not None,
+            )
+        )
         for position, column in enumerate(table.columns, 1):
             target = next(
                 (fk.ref_table for fk in table.foreign_keys if column.name.lower() in map(str.lower, fk.columns)), None
             )
-            column_rows.append((
-                table.id, table.schema, table.name, column.name, position, column.type or None,
-                column.name.lower() in primary, column.name.lower() in in_keys, target,
-                column.nullable, column.comment or None,
-            ))  # fmt: skip
+            column_rows.append(
+                (
+                    table.id,
+                    table.schema,
+                    table.name,
+                    column.name,
+                    position,
+                    column.type or None,
+                    column.name.lower() in primary,
+                    column.name.lower() in in_keys,
+                    target,
+                    column.nullable,
+                    column.comment or None,
+                )
+            )
     return Collection(
         catalog.name,
         "catalog",

@@ -39,7 +39,11 @@ def _candidate(
     matched = list(dict.fromkeys(t for t in terms if t in fixed.terms))
     wanted = set(terms)
     joins = [_join(table.id, fk) for fk in table.foreign_keys if fk.ref_table in chosen]
-    joins += [_join(other.id, fk) for other, fk in catalog.referencing(table.id) if other.id in chosen and other.id != table.id]
+    joins += [
+        _join(other.id, fk)
+        for other, fk in catalog.referencing(table.id)
+        if other.id in chosen and other.id != table.id
+    ]
     return TableCandidate(
         table=table.id,
         source_id=source_id(catalog.name, table.id),
@@ -101,8 +105,13 @@ def _fixed(table: Table) -> _Fixed:
         frozenset(_ANALYZER.analyze(f"{identifier_text(c.name)} {c.comment or ''}")) for c in table.columns
     )
     return _Fixed(
-        frozenset(_ANALYZER.analyze(text)), column_terms, tuple(columns(table)), _description(table), create_table_sql(table),
-        _values_by_term(table), vocabulary,
+        frozenset(_ANALYZER.analyze(text)),
+        column_terms,
+        tuple(columns(table)),
+        _description(table),
+        create_table_sql(table),
+        _values_by_term(table),
+        vocabulary,
     )
 
 
@@ -201,7 +210,9 @@ def find_table(catalog: Catalog, wanted: str) -> Table:
     if found:
         return found
     lowered = wanted.lower()
-    matches = [t for t in catalog.tables if source_id(catalog.name, t.id).lower() == lowered or t.name.lower() == lowered]
+    matches = [
+        t for t in catalog.tables if source_id(catalog.name, t.id).lower() == lowered or t.name.lower() == lowered
+    ]
     if len(matches) == 1:
         return matches[0]
     if matches:

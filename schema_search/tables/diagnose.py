@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from ..core import analyzer
 from ..core.novelty import idf
@@ -143,9 +143,7 @@ def diagnose(
             if term in seen:
                 continue
             seen.add(term)
-            rows += [
-                WordFrequency(word, term, f, _count(before[f], term), _count(after[f], term), n) for f in fields
-            ]
+            rows += [WordFrequency(word, term, f, _count(before[f], term), _count(after[f], term), n) for f in fields]
     described = sum(t.description is not None for t in catalog.tables)
     return Diagnosis(catalog.name, n, described, tuple(rows), tuple(unindexed))
 

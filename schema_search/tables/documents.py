@@ -58,9 +58,7 @@ def table_document(table: Table) -> TableDocument:
     >>> table_document(Table("crm", "accounts", columns=(Column("name", values=("X-Magnet", "acme")),))).values
     'x magnet xmagnet acme'
     """
-    names = " ".join(
-        identifier_text(part) for part in (table.schema, table.name, *(c.name for c in table.columns))
-    )
+    names = " ".join(identifier_text(part) for part in (table.schema, table.name, *(c.name for c in table.columns)))
     text = "\n".join(_texts(table))
     values = " ".join(" ".join(value_words(v)) for c in table.columns for v in c.values)
     descriptions = " ".join(words(table.description.text)) if table.description else ""

@@ -10,7 +10,7 @@ ranked lists out.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 Adjacency = Mapping[str, frozenset[str]]
 
@@ -147,4 +147,3 @@ def complete_entities(
         *((table, True) for table in picked),
         *((table, False) for table in ranked[among:] if table not in placed),
     ]
-

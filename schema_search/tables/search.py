@@ -13,9 +13,9 @@ The only I/O is inside :class:`CatalogSearcher` (tantivy, the embedding model).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Mapping, Sequence
 
 from ..core import pin
 from ..core.channels import Channels, Ranker
@@ -44,7 +44,14 @@ class SearchConfig:
     """How to rank tables. The eval suite varies it; Settings gives the shipped default."""
 
     weights: Mapping[str, float] = field(
-        default_factory=lambda: {"names": 0.5, "text": 1.0, "body": 1.0, "descriptions": 1.0, "values": 1.0, "dense": 1.5}
+        default_factory=lambda: {
+            "names": 0.5,
+            "text": 1.0,
+            "body": 1.0,
+            "descriptions": 1.0,
+            "values": 1.0,
+            "dense": 1.5,
+        }
     )
     rrf_k: float = 5.0
     depth: int = 100
@@ -86,12 +93,15 @@ def rank_tables(
         def complete(order: list[str], k: int) -> list[tuple[str, bool]]:
             added: set[str] = set()
             if entities:
-                flagged = expand.complete_entities(order, references, window=config.entity_window, most=config.entity_most)
+                flagged = expand.complete_entities(
+                    order, references, window=config.entity_window, most=config.entity_most
+                )
                 added = {table for table, was_added in flagged if was_added}
                 order = [table for table, _ in flagged]
             flagged = expand.complete_joins(order, graph) if joins else [(table, False) for table in order]
             # Added tables take places within k: the caller asked for at most k tables.
             return [(table, was_added or table in added) for table, was_added in flagged[:k]]
+
     return rank(
         rankings,
         Fusion(config.weights, config.rrf_k, config.scale_by_coverage),

@@ -29,8 +29,9 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -277,7 +278,9 @@ class Ledgers:
     def __call__(self, session: str) -> Ledger:
         with self._lock:
             ledger = self._ledgers.pop(session, None)
-            if ledger is None:  # not ``or``: a ledger with no sources yet is falsy (``__len__``) yet may hold placeholders
+            if (
+                ledger is None
+            ):  # not ``or``: a ledger with no sources yet is falsy (``__len__``) yet may hold placeholders
                 ledger = Ledger(self.issued)
             self._ledgers[session] = ledger
             while len(self._ledgers) > self._limit:

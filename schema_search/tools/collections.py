@@ -14,7 +14,8 @@ the rows a query returns.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -135,7 +136,9 @@ class CollectionTools:
         return CollectionResult(collection=name, notice=NOTICE, result=masked, cites=cites, counted_cites=counted)
 
     def render_answer(self, text: str, ledger: Ledger) -> Rendered:
-        return ledger.placeholders.render(text, lambda v, kind: link(v) if kind == "link" else literal(v, one_line=False))
+        return ledger.placeholders.render(
+            text, lambda v, kind: link(v) if kind == "link" else literal(v, one_line=False)
+        )
 
     def _fields(self, name: str) -> FieldsResponse:
         if self.served[name] == "corpus":
@@ -232,7 +235,9 @@ def query_text(result: CollectionResult) -> str:
     if result.counted_cites is not None:
         cut = " (the first ones)" if r.counted_truncated else ""
         shown = result.counted_cites[:COUNTED_SHOWN]
-        more = f" ... and {len(result.counted_cites) - len(shown)} more" if len(result.counted_cites) > len(shown) else ""
+        more = (
+            f" ... and {len(result.counted_cites) - len(shown)} more" if len(result.counted_cites) > len(shown) else ""
+        )
         lines.append(f"Rows counted{cut}: {' '.join(shown)}{more}")
     return "\n".join(lines)
 

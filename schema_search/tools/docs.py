@@ -163,7 +163,9 @@ class DocTools:
                 detail = detail.model_copy(update={"text": detail.text[:MAX_DOCUMENT_CHARS]})
             ledger.record([_source(detail.source_id, detail.url, detail.title, detail.heading_path)])
             cite = f"[{detail.url}]" if self.cite == "urls" else f"[{detail.source_id}]"
-            return GetDocumentResult(cite_by=self.cite, notice=self.notice, cite=cite, truncated=truncated, detail=detail)
+            return GetDocumentResult(
+                cite_by=self.cite, notice=self.notice, cite=cite, truncated=truncated, detail=detail
+            )
         raise DocumentNotFound(
             f"No passage or document {source_id.strip()!r} in {', '.join(map(repr, self.corpora))}.",
             hint="Give a source ID (like S3fa21c) or a URL that search_docs returned.",
@@ -191,9 +193,16 @@ def _passage(corpus: str, hit: ChunkResult, cite: CiteBy) -> Passage:
         if part
     )
     return Passage(
-        cite=f"[{hit.url}]" if cite == "urls" else f"[{hit.source_id}]", source_id=hit.source_id, corpus=corpus, title=hit.title,
-        heading_path=hit.heading_path, url=hit.url, text=hit.text, distance=hit.distance,
-        unrelated_distance=hit.unrelated_distance, why=why,
+        cite=f"[{hit.url}]" if cite == "urls" else f"[{hit.source_id}]",
+        source_id=hit.source_id,
+        corpus=corpus,
+        title=hit.title,
+        heading_path=hit.heading_path,
+        url=hit.url,
+        text=hit.text,
+        distance=hit.distance,
+        unrelated_distance=hit.unrelated_distance,
+        why=why,
     )
 
 

@@ -25,13 +25,17 @@ def checklist_text(checklist: Checklist) -> str:
     lines.append(fence(checklist.sql or "", "the SQL that runs once approved: the agent's query, not instructions"))
     rows = [slot_line(slot) for slot in checklist.slots if slot.kind not in ("table", "column")]
     tables = ", ".join(f"[{source_id(checklist.catalog, t)}] {t}" for t in checklist.tables)
-    lines.append(fence("\n".join([f"tables: {tables}", *rows]), "slots of the SQL: schema data and values from the database"))
+    lines.append(
+        fence("\n".join([f"tables: {tables}", *rows]), "slots of the SQL: schema data and values from the database")
+    )
     if checklist.questions:
         lines.append("Ask the user, all at once (nothing ran):")
         lines += [f"{n}. {literal(q)}" for n, q in enumerate(checklist.questions, 1)]
         lines.append("Then rewrite the SQL to match and call execute_sql again with `answers` {slot key: answer}.")
     else:
-        lines.append(f"To run it once the user agrees: call execute_sql with the same SQL and approval={checklist.verdict}.")
+        lines.append(
+            f"To run it once the user agrees: call execute_sql with the same SQL and approval={checklist.verdict}."
+        )
     lines += [f"warning: {literal(w)}" for w in checklist.warnings]
     return "\n".join(lines)
 
@@ -48,7 +52,11 @@ def slot_line(slot: Slot) -> str:
     source = slot.source or "UNKNOWN"
     note = f"  -- {slot.note}" if slot.note else ""
     if slot.kind == "value" and slot.operator and slot.column is not None:
-        shown = slot.value if slot.value is not None else with_operator(slot.operator, repr(slot.literals[0]) if slot.literals else "?") + " ?"
+        shown = (
+            slot.value
+            if slot.value is not None
+            else with_operator(slot.operator, repr(slot.literals[0]) if slot.literals else "?") + " ?"
+        )
         return f"{slot.key} {shown}  [{source}]  (SQL: {slot.fragment}){note}"
     value = slot.value if slot.value is not None else "?"
     where = f"  (SQL: {slot.fragment})" if slot.kind == "value" and slot.fragment else ""
@@ -64,9 +72,13 @@ def execute_text(result: ExecuteResult) -> str:
     assert result.result is not None
     rows = result.result
     cites = " ".join(t.cite for t in result.tables)
-    table = "\n".join(["\t".join(rows.columns), *("\t".join("" if v is None else str(v) for v in row) for row in rows.rows)])
+    table = "\n".join(
+        ["\t".join(rows.columns), *("\t".join("" if v is None else str(v) for v in row) for row in rows.rows)]
+    )
     more = f"; truncated at {rows.row_limit} rows" if rows.truncated else ""
-    return "\n".join([
-        f"EXECUTED verdict {result.verdict}: {len(rows.rows)} rows in {rows.seconds}s{more}. Tables: {cites}",
-        fence(table, "query result rows from the database"),
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            f"EXECUTED verdict {result.verdict}: {len(rows.rows)} rows in {rows.seconds}s{more}. Tables: {cites}",
+            fence(table, "query result rows from the database"),
+        ]
+    )

@@ -39,8 +39,7 @@ _LOOKALIKES = {
     **dict.fromkeys("∣ǀ│❘", "|"),
     # Cyrillic, Greek, Armenian and small-capital letters that pass for the Latin letters
     # of the tag names (``<sсhema-data>`` with a Cyrillic "с").
-    **dict(zip("аеосрхуіјѕһԁӏмт" "αοετυικνϲ" "ɑɡıȷոս" "ᴀᴄᴅᴇʜɪʟᴍɴᴏꜱᴛᴜ",
-               "aeocpxyijshdlmt" "aoetuikvc" "agijnu" "acdehilmnostu")),  # fmt: skip
+    **dict(zip("аеосрхуіјѕһԁӏмтαοετυικνϲɑɡıȷոսᴀᴄᴅᴇʜɪʟᴍɴᴏꜱᴛᴜ", "aeocpxyijshdlmtaoetuikvcagijnuacdehilmnostu")),
 }
 # Characters that show as blank space though they are letters or symbols.
 _BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")

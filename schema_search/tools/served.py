@@ -10,20 +10,20 @@ the embedding model loads at the first search instead of delaying the handshake.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
 from ..config import ConfigError
 from ..errors import InvalidInput, SchemaSearchError, TableAmbiguous, TableNotFound
+from ..preflight.gate import ExecuteResult
+from ..sql.validate import Validation
+from ..tables.catalog import source_id
 from ..workspace import Workspace
+from .citations import Source
 from .collections import CollectionTools
 from .docs import CiteBy, DocTools
-from ..preflight.gate import ExecuteResult
-from ..tables.catalog import source_id
-from .citations import Source
 from .fence import fence, inline
-from ..sql.validate import Validation
 from .tables import GetTableResult, SchemaTools, SearchTablesResult
 
 # The tools that answer about a catalog, and about a corpus: list_sources tells agents which to call.
@@ -131,9 +131,14 @@ class Served:
             return True, str(error)
 
     def execute_sql(
-        self, sql: str, question: str, approval: str | None, answers: dict[str, str] | None, ledger,
+        self,
+        sql: str,
+        question: str,
+        approval: str | None,
+        answers: dict[str, str] | None,
+        ledger,
         catalog: str | None = None,
-    ) -> ExecuteResult:  # fmt: skip
+    ) -> ExecuteResult:
         """The checklist of ``sql``, or its rows once ``approval`` binds; the session keeps the user's answers."""
         tools = self.catalog(catalog)
         result = self.workspace.catalogs.execute_sql(

@@ -55,7 +55,9 @@ class Workspace:
         s = self.settings
         question = (question or "").strip()
         if not question:
-            raise InvalidInput("The question is empty.", hint="Ask something, e.g. 'which customers churned last month?'.")
+            raise InvalidInput(
+                "The question is empty.", hint="Ask something, e.g. 'which customers churned last month?'."
+            )
         if len(question) > s.max_question_chars:
             raise PayloadTooLarge(
                 f"The question is {len(question)} characters long; the limit is {s.max_question_chars}.",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from ..core.build import Progress
 from ..core.embedders import Embedder
@@ -19,7 +20,7 @@ from ..tables.documents import TABLES
 from ..tables.models import CatalogInfo, IndexResult, SearchResponse, TableDetail
 from ..tables.search import CATALOG_FILE, CatalogSearcher, SearchConfig
 from . import configs
-from .sources import Sources, dense_info, since
+from .sources import Host, Sources, dense_info, since
 
 if TYPE_CHECKING:
     from ..preflight.gate import ExecuteResult, Gate
@@ -32,7 +33,7 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
 
     shelf = CATALOGS
 
-    def __init__(self, workspace) -> None:
+    def __init__(self, workspace: Host) -> None:
         super().__init__(workspace)
         self._catalogs: dict[str, tuple[str, Catalog]] = {}
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Generic, Sequence, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from ..core.build import Progress, write_indexes
 from ..core.closeness import distance
@@ -27,12 +28,22 @@ from ..structured.overview import fields_response
 from ..structured.sandbox import shared_sandbox
 from . import configs
 
-if TYPE_CHECKING:
-    from . import Workspace
-
 Searcher = TypeVar("Searcher")
 Info = TypeVar("Info")
 T = TypeVar("T")
+
+
+class Host(Protocol):
+    """What the catalogs and corpora take from the workspace that holds them: its settings, the
+    embedding model they share, and the input checks every kind applies."""
+
+    settings: Settings
+
+    def embedder(self) -> Embedder: ...
+
+    def loaded_embedder(self, progress: Progress | None) -> Embedder: ...
+
+    def check_request(self, question: str, k: int | None) -> tuple[str, int]: ...
 
 
 class Sources(Generic[Searcher, Info]):
@@ -40,7 +51,7 @@ class Sources(Generic[Searcher, Info]):
 
     shelf: Shelf  # where the kind lives under the data directory, and its errors
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Host) -> None:
         self.workspace = workspace
         self.store = Store(workspace.settings.home, self.shelf)
         self._searchers: dict[str, Searcher] = {}

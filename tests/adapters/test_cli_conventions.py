@@ -11,11 +11,11 @@ import weakref
 
 import pytest
 
-from schema_search import __version__
-from schema_search.cli import main
 from eval.csr import __main__ as eval_csr
 from eval.docs import __main__ as eval_docs
 from eval.tables import __main__ as eval_tables
+from schema_search import __version__
+from schema_search.cli import main
 from schema_search.cli.main import _parser, prepared
 from schema_search.cli.output import confirm
 from schema_search.core.index import open_index
@@ -116,10 +116,14 @@ def _commands(parser=None):
     return [c for c in [parser, *_subcommands(parser)] if not c.get_default("moved")]
 
 
-@pytest.mark.parametrize("parser, prefix", [
-    (_parser, "schema-search"),
-    *[(module.parser, f"python -m {module.__package__}") for module in (eval_tables, eval_docs, eval_csr)],
-], ids=["schema-search", "eval.tables", "eval.docs", "eval.csr"])  # fmt: skip
+@pytest.mark.parametrize(
+    "parser, prefix",
+    [
+        (_parser, "schema-search"),
+        *[(module.parser, f"python -m {module.__package__}") for module in (eval_tables, eval_docs, eval_csr)],
+    ],
+    ids=["schema-search", "eval.tables", "eval.docs", "eval.csr"],
+)
 def test_every_argument_has_help_and_every_command_examples(parser, prefix):
     missing_help, no_examples = [], []
     for command in _commands(prepared(parser())):
@@ -233,8 +237,11 @@ def test_view_shows_its_definition_and_unknown_types(tmp_path, capsys, monkeypat
     assert main(["table", "v_category_sales", "--catalog", "shop", "--home", home, "--json"]) == 0
     detail = json.loads(capsys.readouterr().out)
     assert {c["name"]: c["type"] for c in detail["columns"]} == {
-        "category_id": "INT", "category_name": "TEXT", "units_sold": None, "revenue": None
-    }  # fmt: skip
+        "category_id": "INT",
+        "category_name": "TEXT",
+        "units_sold": None,
+        "revenue": None,
+    }
     assert detail["definition"].startswith("CREATE VIEW v_category_sales AS")
 
 
@@ -310,4 +317,3 @@ def test_writing_the_index_ends_after_the_index_is_committed(tmp_path):
     tables = tiny_catalog().tables
     write_indexes(tmp_path / "gen", TABLES, tables, progress=recorder)
     assert committed["searchable"] == len(tables)
-

@@ -49,10 +49,33 @@ def test_list_show_search_and_document(reader):
     assert [c["name"] for c in reader.get("/v1/corpora").json()] == ["handbook"]
     info = reader.get("/v1/corpora/handbook").json()
     assert info["documents"] == 6 and info["dense"] and info["unrelated_distance"] > 0
-    body = reader.post("/v1/corpora/handbook/search", json={"question": "how fast are urgent tickets answered?", "k": 3}).json()
-    assert set(body) == {"corpus", "question", "off_topic", "results", "unrelated_distance", "floor_distance", "nearest_distance", "channel_weights", "rrf_k"}
+    body = reader.post(
+        "/v1/corpora/handbook/search", json={"question": "how fast are urgent tickets answered?", "k": 3}
+    ).json()
+    assert set(body) == {
+        "corpus",
+        "question",
+        "off_topic",
+        "results",
+        "unrelated_distance",
+        "floor_distance",
+        "nearest_distance",
+        "channel_weights",
+        "rrf_k",
+    }
     first = body["results"][0]
-    assert set(first) >= {"source_id", "url", "title", "heading_path", "text", "score", "distance", "unrelated_distance", "channels", "pinned"}
+    assert set(first) >= {
+        "source_id",
+        "url",
+        "title",
+        "heading_path",
+        "text",
+        "score",
+        "distance",
+        "unrelated_distance",
+        "channels",
+        "pinned",
+    }
     assert first["url"].endswith("#response-times")
     chunk = reader.get(f"/v1/corpora/handbook/documents/{first['source_id']}").json()
     assert chunk["kind"] == "chunk" and chunk["text"] == first["text"]
@@ -70,7 +93,9 @@ def test_errors_are_problem_json(reader):
 
 
 def test_upload_a_zip_archive_then_search_it(writer):
-    response = writer.post("/v1/corpora/hb", content=zipped(handbook_files()), headers={"content-type": "application/zip"})
+    response = writer.post(
+        "/v1/corpora/hb", content=zipped(handbook_files()), headers={"content-type": "application/zip"}
+    )
     assert response.status_code == 200, response.text
     assert response.json()["corpus"]["documents"] == 6 and response.json()["corpus"]["source"]["kind"] == "upload"
     hit = writer.post("/v1/corpora/hb/search", json={"question": "how long do we keep invoices?"}).json()["results"][0]
@@ -81,23 +106,41 @@ def test_upload_a_tar_gz_archive_and_loose_files(writer):
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         archive.add(HANDBOOK, arcname="handbook")
-    response = writer.post("/v1/corpora/tarred", content=buffer.getvalue(), headers={"content-type": "application/gzip"})
+    response = writer.post(
+        "/v1/corpora/tarred", content=buffer.getvalue(), headers={"content-type": "application/gzip"}
+    )
     assert response.status_code == 200 and response.json()["corpus"]["documents"] == 6
-    files = [("files", ("guide/setup.md", b"# Setup\n\nRun the installer twice.\n", "text/markdown")),
-             ("files", ("faq.txt", b"FAQ\n\nPasswords expire yearly.\n", "text/plain"))]
+    files = [
+        ("files", ("guide/setup.md", b"# Setup\n\nRun the installer twice.\n", "text/markdown")),
+        ("files", ("faq.txt", b"FAQ\n\nPasswords expire yearly.\n", "text/plain")),
+    ]
     response = writer.post("/v1/corpora/loose?url_template=https://x.dev/{path}/", files=files)
     assert response.status_code == 200, response.text
-    hit = writer.post("/v1/corpora/loose/search", json={"question": "how often do passwords expire?"}).json()["results"][0]
+    hit = writer.post("/v1/corpora/loose/search", json={"question": "how often do passwords expire?"}).json()[
+        "results"
+    ][0]
     assert hit["url"] == "https://x.dev/faq/"
 
 
 def test_bad_uploads_are_refused_clearly_and_lose_nothing(writer):
-    assert writer.post("/v1/corpora/hb", content=zipped(handbook_files()), headers={"content-type": "application/zip"}).status_code == 200
+    assert (
+        writer.post(
+            "/v1/corpora/hb", content=zipped(handbook_files()), headers={"content-type": "application/zip"}
+        ).status_code
+        == 200
+    )
     before = writer.get("/v1/corpora/hb").json()["generation"]
     zip_type = {"content-type": "application/zip"}
     problem(writer.post("/v1/corpora/hb", content=b"not a zip", headers=zip_type), 400)
-    assert "Unsafe path" in problem(writer.post("/v1/corpora/hb", content=zipped({"../evil.md": b"# x"}), headers=zip_type), 400)["detail"]
-    problem(writer.post("/v1/corpora/hb", content=zipped({f"f{i}.md": b"# x" for i in range(21)}), headers=zip_type), 413)
+    assert (
+        "Unsafe path"
+        in problem(writer.post("/v1/corpora/hb", content=zipped({"../evil.md": b"# x"}), headers=zip_type), 400)[
+            "detail"
+        ]
+    )
+    problem(
+        writer.post("/v1/corpora/hb", content=zipped({f"f{i}.md": b"# x" for i in range(21)}), headers=zip_type), 413
+    )
     problem(writer.post("/v1/corpora/hb", content=zipped({"a.bin": b"\x00"}), headers=zip_type), 400)
     problem(writer.post("/v1/corpora/hb", content=b"# x", headers={"content-type": "text/markdown"}), 415)
     problem(writer.post("/v1/corpora/hb", content=b"", headers=zip_type), 422)
@@ -114,4 +157,9 @@ def test_uploads_need_the_admin_key_when_one_is_set(tmp_path):
 
 def test_openapi_lists_the_corpus_endpoints(reader):
     paths = reader.get("/openapi.json").json()["paths"]
-    assert {"/v1/corpora", "/v1/corpora/{name}", "/v1/corpora/{name}/search", "/v1/corpora/{name}/documents/{source_id}"} <= set(paths)
+    assert {
+        "/v1/corpora",
+        "/v1/corpora/{name}",
+        "/v1/corpora/{name}/search",
+        "/v1/corpora/{name}/documents/{source_id}",
+    } <= set(paths)

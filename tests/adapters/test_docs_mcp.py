@@ -62,7 +62,9 @@ def test_a_catalog_and_a_corpus_in_one_server(handbook_workspace: Workspace, tin
             tools = {t.name for t in (await client.list_tools()).tools}
             table = await client.call_tool("search_tables", {"question": "people at customer accounts", "k": 1})
             passage = await client.call_tool("search_docs", {"question": "who is on call?", "k": 1})
-            cites = table.structured_content["tables"][0]["cite"] + " " + passage.structured_content["passages"][0]["cite"]
+            cites = (
+                table.structured_content["tables"][0]["cite"] + " " + passage.structured_content["passages"][0]["cite"]
+            )
             resolved = await client.call_tool("resolve_citations", {"text": cites})
             return tools, resolved.structured_content
 
@@ -88,7 +90,11 @@ def test_stdio_round_trip_of_the_real_command(handbook_workspace: Workspace) -> 
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "schema_search.cli", "mcp", "--corpus", "handbook"],
-        env={**os.environ, "SCHEMA_SEARCH_HOME": str(handbook_workspace.settings.home), "SCHEMA_SEARCH_EMBEDDING_THREADS": "1"},
+        env={
+            **os.environ,
+            "SCHEMA_SEARCH_HOME": str(handbook_workspace.settings.home),
+            "SCHEMA_SEARCH_EMBEDDING_THREADS": "1",
+        },
         cwd=str(REPO),
     )
 
@@ -113,6 +119,9 @@ def test_citing_by_url_shows_no_ids_anywhere(handbook_workspace: Workspace) -> N
     text = found.content[0].text
     assert not SOURCE.search(text) and "[https://handbook.example.com/" in text and "by its URL" in text
     assert found.structured_content["cite_by"] == "urls"
-    assert "ID" not in tools["search_docs"].description and "URL" in tools["get_document"].input_schema["properties"]["id"]["description"]
+    assert (
+        "ID" not in tools["search_docs"].description
+        and "URL" in tools["get_document"].input_schema["properties"]["id"]["description"]
+    )
     assert document.structured_content["cite"] == f"[{document.structured_content['detail']['url']}]"
     assert "Call resolve_citations on your final answer" not in (instructions or "")

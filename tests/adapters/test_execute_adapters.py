@@ -36,7 +36,10 @@ EXACT = (
     f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {sample_shop.JOINS} "
     "WHERE s.company_name = 'Acme GmbH' AND o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'"
 )
-ANSWERS = {"value:main.suppliers.company_name": "Acme GmbH", "time:main.orders.placed_at": "November 2026, Europe/Berlin"}
+ANSWERS = {
+    "value:main.suppliers.company_name": "Acme GmbH",
+    "time:main.orders.placed_at": "November 2026, Europe/Berlin",
+}
 
 
 @pytest.fixture
@@ -65,7 +68,12 @@ def test_mcp_execute_sql_asks_first_then_runs_only_the_approved_values(config: P
             vague = await client.call_tool("execute_sql", {"sql": VAGUE, "question": QUESTION, "catalog": "shop"})
             unapproved = await client.call_tool(
                 "execute_sql",
-                {"sql": VAGUE, "question": QUESTION, "catalog": "shop", "approval": vague.structured_content["verdict"]},
+                {
+                    "sql": VAGUE,
+                    "question": QUESTION,
+                    "catalog": "shop",
+                    "approval": vague.structured_content["verdict"],
+                },
             )
             # The session keeps the user's answers: the next call need not repeat them.
             ready = await client.call_tool(
@@ -74,7 +82,12 @@ def test_mcp_execute_sql_asks_first_then_runs_only_the_approved_values(config: P
             verdict = ready.structured_content["verdict"]
             changed = await client.call_tool(
                 "execute_sql",
-                {"sql": EXACT.replace("Acme GmbH", "Acme Ltd"), "question": QUESTION, "catalog": "shop", "approval": verdict},
+                {
+                    "sql": EXACT.replace("Acme GmbH", "Acme Ltd"),
+                    "question": QUESTION,
+                    "catalog": "shop",
+                    "approval": verdict,
+                },
             )
             ran = await client.call_tool(
                 "execute_sql", {"sql": EXACT, "question": QUESTION, "catalog": "shop", "approval": verdict}

@@ -65,13 +65,17 @@ def test_bad_search_requests_get_problem_json(client, path, body, status):
 
 
 def test_malformed_json_and_unknown_routes(client):
-    _problem(client.post("/v1/catalogs/tiny/search", content=b"{nope", headers={"content-type": "application/json"}), 422)
+    _problem(
+        client.post("/v1/catalogs/tiny/search", content=b"{nope", headers={"content-type": "application/json"}), 422
+    )
     _problem(client.get("/v1/nothing"), 404)
     _problem(client.get("/v1/catalogs/tiny/tables/crm.nope"), 404)
 
 
 def test_upload_ddl_creates_a_searchable_catalog(client):
-    response = client.post("/v1/catalogs/shop?dialect=postgres", content=DDL, headers={"content-type": "application/sql"})
+    response = client.post(
+        "/v1/catalogs/shop?dialect=postgres", content=DDL, headers={"content-type": "application/sql"}
+    )
     assert response.status_code == 200, response.text
     assert response.json()["catalog"]["tables"] == 2
     hits = client.post("/v1/catalogs/shop/search", json={"question": "people at accounts"}).json()["candidates"]
@@ -80,7 +84,9 @@ def test_upload_ddl_creates_a_searchable_catalog(client):
 
 def test_malformed_ddl_is_a_400_and_the_old_catalog_stays(client):
     before = client.post("/v1/catalogs/tiny/search", json={"question": "industry"}).json()
-    body = _problem(client.post("/v1/catalogs/tiny", content="CREATE TABLE (((", headers={"content-type": "text/plain"}), 400)
+    body = _problem(
+        client.post("/v1/catalogs/tiny", content="CREATE TABLE (((", headers={"content-type": "text/plain"}), 400
+    )
     assert "CREATE TABLE" in body["detail"] or "parse" in body["detail"].lower()
     assert client.post("/v1/catalogs/tiny/search", json={"question": "industry"}).json() == before
 
@@ -96,9 +102,14 @@ def test_url_sources_are_off_by_default_and_need_the_admin_key(tiny_workspace, t
     _problem(client.post("/v1/catalogs/x", json={"url": "sqlite:////etc/passwd"}), 403)
     enabled = TestClient(create_app(workspace=_with(tiny_workspace, allow_url_sources=True, admin_key="s3cret")))
     _problem(enabled.post("/v1/catalogs/x", json={"url": "sqlite:////nonexistent.db"}), 403)
-    _problem(enabled.post("/v1/catalogs/x", json={"url": "sqlite:////nonexistent.db"}, headers={"X-Admin-Key": "wrong"}), 403)
+    _problem(
+        enabled.post("/v1/catalogs/x", json={"url": "sqlite:////nonexistent.db"}, headers={"X-Admin-Key": "wrong"}), 403
+    )
     # With the key, a bad URL is the caller's error, not a server error.
-    _problem(enabled.post("/v1/catalogs/x", json={"url": "sqlite:////nonexistent.db"}, headers={"X-Admin-Key": "s3cret"}), 400)
+    _problem(
+        enabled.post("/v1/catalogs/x", json={"url": "sqlite:////nonexistent.db"}, headers={"X-Admin-Key": "s3cret"}),
+        400,
+    )
 
 
 def _with(workspace, **overrides):

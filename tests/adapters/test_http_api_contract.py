@@ -77,9 +77,16 @@ def test_the_openapi_document_is_valid_and_every_error_is_a_problem(client):
 def test_each_route_declares_what_it_answers(client):
     operations = dict(_operations(client.get("/openapi.json").json()))
     # Every route that opens a collection loads the model when the dense channel is on: 503 when it cannot.
-    for label in ("GET /v1/catalogs", "GET /v1/catalogs/{name}", "GET /v1/catalogs/{name}/tables/{table}",
-                  "GET /v1/catalogs/{name}/fields", "POST /v1/catalogs/{name}/query", "GET /v1/corpora",
-                  "GET /v1/corpora/{name}/documents/{source_id}", "POST /v1/corpora/{name}/query"):  # fmt: skip
+    for label in (
+        "GET /v1/catalogs",
+        "GET /v1/catalogs/{name}",
+        "GET /v1/catalogs/{name}/tables/{table}",
+        "GET /v1/catalogs/{name}/fields",
+        "POST /v1/catalogs/{name}/query",
+        "GET /v1/corpora",
+        "GET /v1/corpora/{name}/documents/{source_id}",
+        "POST /v1/corpora/{name}/query",
+    ):
         assert "503" in operations[label]["responses"], label
     assert {"409", "503"} <= set(operations["GET /v1/catalogs"]["responses"])  # one collection that cannot open
     assert {"404", "409", "503"} <= set(operations["GET /v1/catalogs/{name}/tables/{table}"]["responses"])
@@ -100,19 +107,30 @@ def test_a_route_answers_503_where_its_document_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(workspace, "embedder", unavailable)  # the model, not the API under test
     client = TestClient(create_app(workspace=workspace))
     operations = dict(_operations(client.get("/openapi.json").json()))
-    for label, path in (("GET /v1/catalogs", "/v1/catalogs"), ("GET /v1/catalogs/{name}/tables/{table}", "/v1/catalogs/tiny/tables/crm.accounts")):
+    for label, path in (
+        ("GET /v1/catalogs", "/v1/catalogs"),
+        ("GET /v1/catalogs/{name}/tables/{table}", "/v1/catalogs/tiny/tables/crm.accounts"),
+    ):
         _problem(client.get(path), 503, "model_unavailable")
         assert "503" in operations[label]["responses"]
 
 
 def test_the_writes_need_the_admin_key_where_the_server_sets_one(tmp_path):
     # The writes, and running a query on a catalog's database: the operator's to allow.
-    writes = {"POST /v1/catalogs/{name}", "DELETE /v1/catalogs/{name}", "POST /v1/corpora/{name}", "DELETE /v1/corpora/{name}",
-              "POST /v1/catalogs/{name}/execute"}  # fmt: skip
+    writes = {
+        "POST /v1/catalogs/{name}",
+        "DELETE /v1/catalogs/{name}",
+        "POST /v1/corpora/{name}",
+        "DELETE /v1/corpora/{name}",
+        "POST /v1/catalogs/{name}/execute",
+    }
     keyed = TestClient(create_app(workspace=_workspace(tmp_path / "a", admin_key="s3cret"))).get("/openapi.json").json()
     assert keyed["components"]["securitySchemes"]["AdminKey"] | {"description": ""} == {
-        "type": "apiKey", "in": "header", "name": "X-Admin-Key", "description": ""
-    }  # fmt: skip
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Admin-Key",
+        "description": "",
+    }
     for label, operation in _operations(keyed):
         assert operation.get("security") == ([{"AdminKey": []}] if label in writes else None), label
     # Without a key configured, writes take no credentials: the document says so.
@@ -124,7 +142,9 @@ def test_the_writes_need_the_admin_key_where_the_server_sets_one(tmp_path):
 # -- /docs without the internet -----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("page", "types"), [("/docs", ("javascript", "css", "image/png")), ("/redoc", ("javascript", "image/png"))])
+@pytest.mark.parametrize(
+    ("page", "types"), [("/docs", ("javascript", "css", "image/png")), ("/redoc", ("javascript", "image/png"))]
+)
 def test_the_docs_pages_load_only_files_of_this_server(client, page, types):
     response = client.get(page)
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
@@ -132,7 +152,7 @@ def test_the_docs_pages_load_only_files_of_this_server(client, page, types):
     assert "://" not in html, "a page that loads from another host is blank offline"
     urls = re.findall(r'(?:src|href)="([^"]+)"', html)
     assert len(urls) == len(types)
-    for url, kind in zip(sorted(urls, key=lambda u: u.rsplit(".", 1)[-1]), sorted(types)):
+    for url, _kind in zip(sorted(urls, key=lambda u: u.rsplit(".", 1)[-1]), sorted(types)):
         asset = client.get(url)
         assert asset.status_code == 200 and asset.content, url
         assert any(t in asset.headers["content-type"] for t in types), (url, asset.headers["content-type"])
@@ -162,16 +182,36 @@ def test_swagger_ui_reads_openapi_3_1(client):
         ("post", "/v1/catalogs/tiny/search", {"json": {"question": "x", "k": 0}}, 422, "invalid_input"),
         ("post", "/v1/catalogs/tiny/search", {"json": {"k": 3}}, 422, "invalid_input"),
         ("post", "/v1/catalogs/tiny/search", {"json": {"question": "x" * 5000}}, 413, "payload_too_large"),
-        ("post", "/v1/catalogs/tiny/search", {"content": b"{" * 5000, "headers": {"content-type": "application/json"}}, 422, "invalid_input"),
-        ("post", "/v1/catalogs/x", {"content": "CREATE TABLE (((", "headers": {"content-type": "text/plain"}}, 400, "source_unreadable"),
-        ("post", "/v1/catalogs/x", {"content": "x", "headers": {"content-type": "image/png"}}, 415, "unsupported_media_type"),
+        (
+            "post",
+            "/v1/catalogs/tiny/search",
+            {"content": b"{" * 5000, "headers": {"content-type": "application/json"}},
+            422,
+            "invalid_input",
+        ),
+        (
+            "post",
+            "/v1/catalogs/x",
+            {"content": "CREATE TABLE (((", "headers": {"content-type": "text/plain"}},
+            400,
+            "source_unreadable",
+        ),
+        (
+            "post",
+            "/v1/catalogs/x",
+            {"content": "x", "headers": {"content-type": "image/png"}},
+            415,
+            "unsupported_media_type",
+        ),
         ("post", "/v1/catalogs/x", {"json": {"url": "sqlite:////etc/passwd"}}, 403, "forbidden"),
     ],
 )
 def test_a_problem_is_titled_by_its_status_and_named_by_its_code(client, method, path, kwargs, status, code):
     body = _problem(getattr(client, method)(path, **kwargs), status, code)
     assert body["type"] == "about:blank"
-    assert body["title"] == {413: "Content Too Large", 422: "Unprocessable Content"}.get(status, HTTPStatus(status).phrase)
+    assert body["title"] == {413: "Content Too Large", 422: "Unprocessable Content"}.get(
+        status, HTTPStatus(status).phrase
+    )
 
 
 def test_the_body_limit_names_its_code_too(tmp_path):
@@ -198,7 +238,11 @@ def test_a_form_sent_to_the_ddl_route_is_refused_not_parsed(client):
     as_form = client.post("/v1/catalogs/shop", files={"file": ("schema.sql", DDL.encode(), "application/sql")})
     _problem(as_form, 415, "unsupported_media_type")
     # The same envelope with a Content-Type that says text: 415 too, naming what it is.
-    body = _problem(client.post("/v1/catalogs/shop", content=FORM, headers={"content-type": "text/plain"}), 415, "unsupported_media_type")
+    body = _problem(
+        client.post("/v1/catalogs/shop", content=FORM, headers={"content-type": "text/plain"}),
+        415,
+        "unsupported_media_type",
+    )
     assert "multipart/form-data envelope" in body["detail"] and "--data-binary" in body["hint"]
     assert "shop" not in [c["name"] for c in client.get("/v1/catalogs").json()]
     # DDL that starts with a comment ("--", like a boundary) is DDL.
@@ -206,7 +250,11 @@ def test_a_form_sent_to_the_ddl_route_is_refused_not_parsed(client):
 
 
 def test_a_form_sent_as_an_archive_to_the_corpus_route_is_refused(client):
-    body = _problem(client.post("/v1/corpora/hb", content=FORM, headers={"content-type": "application/zip"}), 415, "unsupported_media_type")
+    body = _problem(
+        client.post("/v1/corpora/hb", content=FORM, headers={"content-type": "application/zip"}),
+        415,
+        "unsupported_media_type",
+    )
     assert "multipart/form-data" in body["hint"]
     files = {"files": ("refunds.md", b"# Refunds\n\nA refund over 500 EUR needs a manager.\n", "text/markdown")}
     assert client.post("/v1/corpora/hb", files=files).status_code == 200
@@ -219,7 +267,11 @@ def test_an_archive_sent_as_ddl_is_refused(client):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("schema.sql", DDL)
-    body = _problem(client.post("/v1/catalogs/shop", content=buffer.getvalue(), headers={"content-type": "text/plain"}), 415, "unsupported_media_type")
+    body = _problem(
+        client.post("/v1/catalogs/shop", content=buffer.getvalue(), headers={"content-type": "text/plain"}),
+        415,
+        "unsupported_media_type",
+    )
     assert "zip archive" in body["detail"]
 
 
@@ -229,7 +281,13 @@ def test_an_archive_sent_as_ddl_is_refused(client):
 def test_probes_answer_get_and_head(client):
     health = client.get("/healthz")
     assert health.status_code == 200
-    assert health.json() | {"version": "v"} == {"status": "alive", "version": "v", "model": "off", "catalogs": 2, "corpora": 0}
+    assert health.json() | {"version": "v"} == {
+        "status": "alive",
+        "version": "v",
+        "model": "off",
+        "catalogs": 2,
+        "corpora": 0,
+    }
     ready = client.get("/readyz")
     assert ready.status_code == 200 and ready.json()["status"] == "ready" and ready.json()["model"] == "off"
     for path in ("/healthz", "/readyz"):
@@ -286,7 +344,9 @@ def test_a_model_that_cannot_load_leaves_an_app_not_warmed_degraded(tmp_path, mo
 
 
 def test_delete_a_catalog_then_its_searches_are_404_and_the_others_answer(client):
-    assert client.post("/v1/catalogs/tiny/search", json={"question": "contacts"}).status_code == 200  # its searcher is open
+    assert (
+        client.post("/v1/catalogs/tiny/search", json={"question": "contacts"}).status_code == 200
+    )  # its searcher is open
     deleted = client.delete("/v1/catalogs/tiny")
     assert deleted.status_code == 204 and deleted.content == b""
     _problem(client.post("/v1/catalogs/tiny/search", json={"question": "contacts"}), 404, "catalog_not_found")

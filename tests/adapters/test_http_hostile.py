@@ -89,11 +89,19 @@ def _asgi(app, method: str, path: str, headers: dict[str, str], chunks):
         sent.append(message)
 
     scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
         "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
-        "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
-    }  # fmt: skip
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
     asyncio.run(app(scope, receive, send))
     start = next(m for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
@@ -103,7 +111,9 @@ def _asgi(app, method: str, path: str, headers: dict[str, str], chunks):
 def test_a_declared_200_mb_body_is_refused_without_reading_a_byte(workspace):
     app = create_app(workspace=workspace)
     never = iter(lambda: pytest.fail("the body was read"), None)
-    status, headers, body, read = _asgi(app, "POST", SEARCH, {"content-type": "application/json", "content-length": "200000000"}, never)
+    status, headers, body, read = _asgi(
+        app, "POST", SEARCH, {"content-type": "application/json", "content-length": "200000000"}, never
+    )
     assert (status, read) == (413, 0)
     assert headers["content-type"] == PROBLEM
     assert b"200,000,000 bytes" in body and b"SCHEMA_SEARCH_MAX_REQUEST_BYTES" in body
@@ -112,7 +122,9 @@ def test_a_declared_200_mb_body_is_refused_without_reading_a_byte(workspace):
 def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(workspace):
     app = create_app(workspace=workspace)  # max_request_bytes: 1 MB
     chunks = [b"x" * 65_536] * 300  # 20 MB, with no Content-Length
-    status, _, body, read = _asgi(app, "POST", SEARCH, {"content-type": "application/json", "transfer-encoding": "chunked"}, chunks)
+    status, _, body, read = _asgi(
+        app, "POST", SEARCH, {"content-type": "application/json", "transfer-encoding": "chunked"}, chunks
+    )
     assert status == 413 and b"passed 1,000,000 bytes" in body
     assert read == 1_000_000 // 65_536 + 1  # stopped at the first chunk past the limit
 
@@ -122,7 +134,9 @@ def test_uploads_have_their_own_larger_limit(workspace):
     client = TestClient(small)
     ddl = DDL + "-- padding\n" * 200  # past the JSON limit, within the upload limit
     assert client.post("/v1/catalogs/shop", content=ddl, headers={"content-type": "application/sql"}).status_code == 200
-    body = _problem(client.post("/v1/catalogs/shop", content=ddl * 10, headers={"content-type": "application/sql"}), 413)
+    body = _problem(
+        client.post("/v1/catalogs/shop", content=ddl * 10, headers={"content-type": "application/sql"}), 413
+    )
     assert "SCHEMA_SEARCH_MAX_UPLOAD_BYTES" in body["detail"]
     streamed = client.post(SEARCH, content=iter([b'{"question": "', b"x" * 2000, b'"}']), headers=JSON)
     assert "SCHEMA_SEARCH_MAX_REQUEST_BYTES" in _problem(streamed, 413)["detail"]
@@ -149,7 +163,9 @@ def test_405_says_which_methods_the_path_allows(client):
 )
 def test_the_ddl_route_refuses_what_is_not_ddl_with_415(client, content_type):
     headers = {"content-type": content_type} if content_type else {}
-    body = _problem(client.post("/v1/catalogs/shop", content=b"--x\r\n\r\nCREATE TABLE a (b int)\r\n--x--", headers=headers), 415)
+    body = _problem(
+        client.post("/v1/catalogs/shop", content=b"--x\r\n\r\nCREATE TABLE a (b int)\r\n--x--", headers=headers), 415
+    )
     assert "text/plain" in body["hint"] and "application/sql" in body["hint"] and "application/json" in body["hint"]
     assert "shop" not in [c["name"] for c in client.get("/v1/catalogs").json()]
 
@@ -203,8 +219,13 @@ def test_a_large_upload_is_indexed_in_a_child_process_with_its_errors_intact(cli
     client.app.state.isolated.above_bytes = 0  # every upload is "large"
     response = client.post("/v1/catalogs/shop?dialect=postgres", content=DDL, headers={"content-type": "text/plain"})
     assert response.status_code == 200, response.text
-    assert client.post("/v1/catalogs/shop/search", json={"question": "companies"}).json()["candidates"][0]["table"] == "crm.accounts"
-    failed = _problem(client.post("/v1/catalogs/bad", content="CREATE TABLE (((", headers={"content-type": "text/plain"}), 400)
+    assert (
+        client.post("/v1/catalogs/shop/search", json={"question": "companies"}).json()["candidates"][0]["table"]
+        == "crm.accounts"
+    )
+    failed = _problem(
+        client.post("/v1/catalogs/bad", content="CREATE TABLE (((", headers={"content-type": "text/plain"}), 400
+    )
     assert "No table could be read" in failed["detail"]
     files = {"files": ("refunds.md", b"# Refunds\n\nA refund over 500 EUR needs a manager.\n", "text/markdown")}
     assert client.post("/v1/corpora/hb", files=files).status_code == 200
@@ -227,8 +248,11 @@ def test_openapi_declares_problems_and_the_admin_key(client):
     components = schema["components"]
     assert "HTTPValidationError" not in components["schemas"] and "Problem" in components["schemas"]
     assert components["securitySchemes"]["AdminKey"] == {
-        "type": "apiKey", "in": "header", "name": "X-Admin-Key", "description": components["securitySchemes"]["AdminKey"]["description"],
-    }  # fmt: skip
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Admin-Key",
+        "description": components["securitySchemes"]["AdminKey"]["description"],
+    }
     search = schema["paths"]["/v1/catalogs/{name}/search"]["post"]
     assert {"404", "413", "422", "429", "503"} <= set(search["responses"])
     assert search["responses"]["422"]["content"] == {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}

@@ -50,9 +50,11 @@ def test_a_score_is_read_as_its_channels_contributions_plus_the_foreign_key_boos
     boosts = [c["score"] - fused(c) for c in body["candidates"]]
     assert all(boost >= -1e-5 for boost in boosts) and any(boost > 1e-3 for boost in boosts)  # tiny's tables join
     # Passages have no boost: the score is the channels' sum.
-    docs = TestClient(create_app(workspace=handbook_workspace)).post(
-        "/v1/corpora/handbook/search", json={"question": "Who approves refunds?", "k": 3}
-    ).json()
+    docs = (
+        TestClient(create_app(workspace=handbook_workspace))
+        .post("/v1/corpora/handbook/search", json={"question": "Who approves refunds?", "k": 3})
+        .json()
+    )
     weights, k = docs["channel_weights"], docs["rrf_k"]
     assert all(abs(r["score"] - fused(r)) < 1e-5 for r in docs["results"])
 
@@ -91,13 +93,16 @@ def test_the_overview_counts_generated_descriptions(workspace):
     catalog = tiny_catalog()
     described = [
         replace(t, description=Description("About contacts.", "local/smollm2", "v1", "2026-11-30T10:00:00Z", "h"))
-        if t.name == "contacts" else t
+        if t.name == "contacts"
+        else t
         for t in catalog.tables
     ]
     workspace.catalogs.index_catalog(replace(catalog, tables=tuple(described)))
     info = TestClient(create_app(workspace=workspace)).get("/v1/catalogs/tiny").json()
     assert (info["described"], info["description_models"], info["described_at"]) == (
-        1, ["local/smollm2"], "2026-11-30T10:00:00Z"
+        1,
+        ["local/smollm2"],
+        "2026-11-30T10:00:00Z",
     )
 
 
@@ -124,7 +129,9 @@ def test_server_says_what_it_asks_of_a_client(tiny_workspace):
 def keyed(tiny_workspace):
     from pydantic import SecretStr
 
-    settings = tiny_workspace.settings.model_copy(update={"read_key": SecretStr("reader"), "admin_key": SecretStr("admin")})
+    settings = tiny_workspace.settings.model_copy(
+        update={"read_key": SecretStr("reader"), "admin_key": SecretStr("admin")}
+    )
     return TestClient(create_app(workspace=Workspace(settings)))
 
 
@@ -177,7 +184,9 @@ def test_a_write_sent_by_another_sites_page_is_refused_and_changes_nothing(tiny_
     assert client.post("/v1/catalogs/own", content=ddl, headers=own).status_code == 200
     old_browser = {"Content-Type": "application/sql", "Origin": "http://127.0.0.1:8000"}
     assert client.post("/v1/catalogs/own", content=ddl, headers=old_browser).status_code == 200
-    assert client.post("/v1/catalogs/other", content=ddl, headers={"Content-Type": "application/sql"}).status_code == 200
+    assert (
+        client.post("/v1/catalogs/other", content=ddl, headers={"Content-Type": "application/sql"}).status_code == 200
+    )
     # A cross-site page may still read what any site may (a GET is not a write).
     assert client.get("/v1/catalogs", headers={"Sec-Fetch-Site": "cross-site"}).status_code == 200
 
@@ -188,7 +197,9 @@ def test_a_loopback_server_answers_browsers_only_by_its_loopback_names(tiny_work
     client = TestClient(create_app(workspace=tiny_workspace))
     _problem(client.get("/v1/catalogs", headers=rebound), 403, "host_not_allowed")
     write = {**rebound, "Content-Type": "application/sql", "Origin": "http://evil.example:8000"}
-    _problem(client.post("/v1/catalogs/tiny", content="CREATE TABLE x (id INT);", headers=write), 403, "host_not_allowed")
+    _problem(
+        client.post("/v1/catalogs/tiny", content="CREATE TABLE x (id INT);", headers=write), 403, "host_not_allowed"
+    )
     for name in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
         assert client.get("/v1/catalogs", headers={"Host": name, "Sec-Fetch-Site": "same-origin"}).status_code == 200
     # Clients that are not browsers choose their Host: not checked.
@@ -206,15 +217,24 @@ def reports(tmp_path):
     folder = tmp_path / "results"
     folder.mkdir()
     run = {
-        "benchmark": "spider_dev", "condition": "pooled", "tables": 876, "questions": 1034, "version": "0.1.0",
+        "benchmark": "spider_dev",
+        "condition": "pooled",
+        "tables": 876,
+        "questions": 1034,
+        "version": "0.1.0",
         "results": [
             {"config": "default", "recall@1": 0.35, "recall@5": 0.89, "mrr": 0.81, "p50_ms": 9.2},
             {"config": "body", "recall@1": 0.2, "recall@5": 0.7, "mrr": 0.6},
         ],
     }
     (folder / "spider_dev-pooled.json").write_text(json.dumps(run))
-    (folder / "spider_dev-pooled.html").write_text("<!DOCTYPE html><p>schema-search 0.1.0 · generated 2026-12-02 00:07</p>")
-    docs = {"corpus": "fastapi", "sets": {"dev": [{"config": "default", "questions": 32, "page_recall@1": 0.9, "mrr": 0.95}]}}
+    (folder / "spider_dev-pooled.html").write_text(
+        "<!DOCTYPE html><p>schema-search 0.1.0 · generated 2026-12-02 00:07</p>"
+    )
+    docs = {
+        "corpus": "fastapi",
+        "sets": {"dev": [{"config": "default", "questions": 32, "page_recall@1": 0.9, "mrr": 0.95}]},
+    }
     (folder / "docs-fastapi.json").write_text(json.dumps(docs))
     (folder / "speed.json").write_text(json.dumps({"p50_ms": 3}))  # not a recall report: not listed
     (folder / "broken.json").write_text("{not json")
@@ -230,7 +250,9 @@ def test_eval_reports_are_listed_newest_first_with_the_shipped_configs_recall(re
     assert tables["headline"] == {"recall@1": 0.35, "recall@5": 0.89, "mrr": 0.81}
     assert tables["generated_at"] == "2026-12-02 00:07" and tables["configs"] == ["default", "body"]
     assert tables["page"] == "/v1/eval/spider_dev-pooled/page" and docs["page"] is None
-    assert docs["kind"] == "docs" and docs["headline"] == {"page_recall@1": 0.9, "mrr": 0.95} and docs["questions"] == 32
+    assert (
+        docs["kind"] == "docs" and docs["headline"] == {"page_recall@1": 0.9, "mrr": 0.95} and docs["questions"] == 32
+    )
     page = client.get(tables["page"])
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert "default-src 'none'" in page.headers["content-security-policy"]

@@ -22,13 +22,17 @@ from schema_search.settings import Settings
 from schema_search.tables.catalog import Catalog, Column, Description, Table
 from schema_search.workspace import Workspace
 
-from ..shop_db import shop_db, shop_settings, shop_workspace  # noqa: F401 (fixtures)
-
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = {
-    "list_sources", "search_tables", "get_table", "validate_sql", "resolve_citations",
-    "describe_collection", "query_collection", "render_answer",
-}  # fmt: skip
+    "list_sources",
+    "search_tables",
+    "get_table",
+    "validate_sql",
+    "resolve_citations",
+    "describe_collection",
+    "query_collection",
+    "render_answer",
+}
 CITE = re.compile(r"\[(T[0-9a-f]{6})\]")
 
 
@@ -40,7 +44,9 @@ async def exercise(client: Client) -> dict[str, object]:
     table = await client.call_tool("get_table", {"table_or_source_id": first["source_id"]})
     valid = await client.call_tool(
         "validate_sql",
-        {"sql": "SELECT p.name, avg(r.rating) FROM products p JOIN reviews r ON r.product_id = p.product_id GROUP BY p.name"},
+        {
+            "sql": "SELECT p.name, avg(r.rating) FROM products p JOIN reviews r ON r.product_id = p.product_id GROUP BY p.name"
+        },
     )
     invalid = await client.call_tool("validate_sql", {"sql": "SELECT ratng FROM main.reviews; DROP TABLE reviews"})
     cited = await client.call_tool("resolve_citations", {"text": f"Ratings live in {first['cite']}, not [T000000]."})
@@ -87,7 +93,12 @@ def test_validation_reports_closest_names(shop_workspace: Workspace) -> None:
 
     result = anyio.run(run)
     assert result.structured_content["issues"] == [
-        {"kind": "unknown_table", "name": "reviws", "message": "No table reviws in catalog 'shop'.", "suggestions": ["main.reviews"]}
+        {
+            "kind": "unknown_table",
+            "name": "reviws",
+            "message": "No table reviws in catalog 'shop'.",
+            "suggestions": ["main.reviews"],
+        }
     ]
     assert result.content[0].text.startswith("INVALID:\n- No table reviws in catalog 'shop'. Closest: main.reviews.")
 
@@ -183,7 +194,18 @@ def _free_port() -> int:
 def test_streamable_http_round_trip_and_sessions_keep_their_own_ledger(shop_workspace: Workspace) -> None:
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "schema_search.cli", "mcp", "--catalog", "shop", "--transport", "http", "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "schema_search.cli",
+            "mcp",
+            "--catalog",
+            "shop",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+        ],
         env=_env(shop_workspace.settings.home),
         cwd=str(REPO),
         stdout=subprocess.DEVNULL,

@@ -19,8 +19,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from schema_search.mcp.server import create_server
 from schema_search.mcp.arguments import MAX_DEPTH
+from schema_search.mcp.server import create_server
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
@@ -92,7 +92,9 @@ def test_every_tool_refuses_a_lone_surrogate_or_deep_nesting_in_any_argument(ser
 
 def _line(request_id: int, tool: str, arguments: str) -> bytes:
     # Written by hand: json.dumps would never write these lines.
-    envelope = f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", "params": {{"name": "{tool}", "arguments": '
+    envelope = (
+        f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", "params": {{"name": "{tool}", "arguments": '
+    )
     return f"{envelope}{arguments}}}}}\n".encode()
 
 
@@ -100,8 +102,12 @@ def test_stdio_answers_lines_the_sdk_cannot_parse_and_keeps_serving(served: Work
     env = {**os.environ, "SCHEMA_SEARCH_HOME": str(served.settings.home), "SCHEMA_SEARCH_DENSE": "false"}
     server = subprocess.Popen(
         [sys.executable, "-m", "schema_search.cli", "mcp", "--catalog", "shop", "--corpus", "handbook"],
-        env=env, cwd=str(REPO), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        env=env,
+        cwd=str(REPO),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
     def ask(line: bytes) -> dict:
         server.stdin.write(line)
@@ -113,16 +119,30 @@ def test_stdio_answers_lines_the_sdk_cannot_parse_and_keeps_serving(served: Work
     deep = '{"a": ' * 5000 + "1" + "}" * 5000
     try:
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
-        assert "result" in ask(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}).encode() + b"\n")
+        assert "result" in ask(
+            json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}).encode() + b"\n"
+        )
         server.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
         cases = [
             ("search_tables", '{"question": "\\ud800"}', 'The argument question holds "\\ud800"'),
             ("validate_sql", '{"sql": "SELECT \'\\udfff\'"}', 'The argument sql holds "\\udfff"'),
             ("search_docs", '{"question": "refund", "corpus": "\\ud800"}', 'The argument corpus holds "\\ud800"'),
-            ("query_collection", '{"query": {"where": ["\\ud800"]}, "collection": "handbook"}', 'The argument query holds'),
-            ("query_collection", '{"query": {"where\\ud800": 1}, "collection": "handbook"}', 'The argument query holds'),
+            (
+                "query_collection",
+                '{"query": {"where": ["\\ud800"]}, "collection": "handbook"}',
+                "The argument query holds",
+            ),
+            (
+                "query_collection",
+                '{"query": {"where\\ud800": 1}, "collection": "handbook"}',
+                "The argument query holds",
+            ),
             ("render_answer", '{"text": "x", "\\udc00": 1}', 'An argument name holds "\\udc00"'),
-            ("query_collection", f'{{"query": {deep}, "collection": "handbook"}}', "The request nests 5,003 levels deep"),
+            (
+                "query_collection",
+                f'{{"query": {deep}, "collection": "handbook"}}',
+                "The request nests 5,003 levels deep",
+            ),
             ("search_tables", f'{{"question": {deep}}}', "The request nests 5,003 levels deep"),
         ]
         for request_id, (tool, arguments, expected) in enumerate(cases, 1):

@@ -75,27 +75,40 @@ def test_a_config_file_serves_two_catalogs_and_a_corpus_in_one_server(config: Pa
         async with Client(mcp_server(_args(), settings)) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             calls = {
-                "shop": await client.call_tool("search_tables", {"question": "product reviews", "k": 3, "catalog": "shop"}),
-                "crm": await client.call_tool("search_tables", {"question": "contacts email", "k": 3, "catalog": "crm"}),
+                "shop": await client.call_tool(
+                    "search_tables", {"question": "product reviews", "k": 3, "catalog": "shop"}
+                ),
+                "crm": await client.call_tool(
+                    "search_tables", {"question": "contacts email", "k": 3, "catalog": "crm"}
+                ),
                 "which": await client.call_tool("search_tables", {"question": "orders"}),
                 "by_id": await client.call_tool("get_table", {"table_or_source_id": crm_contacts}),
                 "by_name": await client.call_tool("get_table", {"table_or_source_id": "main.reviews"}),
-                "validate": await client.call_tool("validate_sql", {"sql": "SELECT rating FROM reviews", "catalog": "shop"}),
+                "validate": await client.call_tool(
+                    "validate_sql", {"sql": "SELECT rating FROM reviews", "catalog": "shop"}
+                ),
                 "docs": await client.call_tool("search_docs", {"question": "who approves a large refund?", "k": 2}),
                 "sources": await client.call_tool("list_sources", {}),
             }
-            cites = f"{calls['by_id'].structured_content['cite']} {calls['docs'].structured_content['passages'][0]['cite']}"
+            cites = (
+                f"{calls['by_id'].structured_content['cite']} {calls['docs'].structured_content['passages'][0]['cite']}"
+            )
             calls["resolved"] = await client.call_tool("resolve_citations", {"text": cites})
             return tools, calls, client.instructions
 
     tools, calls, instructions = anyio.run(run)
     assert "catalog" in tools["search_tables"].input_schema["properties"]
-    assert "one of 'shop', 'crm'; required" in tools["search_tables"].input_schema["properties"]["catalog"]["description"]
+    assert (
+        "one of 'shop', 'crm'; required" in tools["search_tables"].input_schema["properties"]["catalog"]["description"]
+    )
     assert {t["table"] for t in calls["shop"].structured_content["tables"]} >= {"main.reviews"}
     assert calls["shop"].structured_content["catalog"] == "shop"
     assert "crm.contacts" in {t["table"] for t in calls["crm"].structured_content["tables"]}
     which = calls["which"]
-    assert which.is_error and "2 catalogs are served: say which one. Pass catalog: one of 'shop', 'crm'." in which.content[0].text
+    assert (
+        which.is_error
+        and "2 catalogs are served: say which one. Pass catalog: one of 'shop', 'crm'." in which.content[0].text
+    )
     # An ID is a hash of catalog and table: get_table finds it in whichever catalog holds it.
     assert calls["by_id"].structured_content["detail"]["table"] == "crm.contacts"
     assert calls["by_name"].structured_content["detail"]["table"] == "main.reviews"  # only shop has it
@@ -108,13 +121,27 @@ def test_a_config_file_serves_two_catalogs_and_a_corpus_in_one_server(config: Pa
     listed = sources.structured_content
     shop, crm = listed["catalogs"]
     workspace = Workspace(settings)
-    assert (shop["name"], shop["tables"], shop["views"]) == ("shop", workspace.catalogs.info("shop").tables, workspace.catalogs.info("shop").views)
+    assert (shop["name"], shop["tables"], shop["views"]) == (
+        "shop",
+        workspace.catalogs.info("shop").tables,
+        workspace.catalogs.info("shop").views,
+    )
     assert shop["dialect"] == "sqlite" and shop["execution"] and shop["instructions"] == "Amounts are in EUR."
     assert shop["resource"] == "schema-search://catalogs/shop/tables" and "search_tables" in shop["tools"]
-    assert crm["name"] == "crm" and crm["available"] and crm["tables"] == workspace.catalogs.info("crm").tables and crm["execution"]
+    assert (
+        crm["name"] == "crm"
+        and crm["available"]
+        and crm["tables"] == workspace.catalogs.info("crm").tables
+        and crm["execution"]
+    )
     [notes] = listed["corpora"]
-    assert (notes["name"], notes["documents"], notes["available"]) == ("notes", 2, True) and "search_docs" in notes["tools"]
-    assert "catalog 'shop': " in sources.content[0].text and "operator's instructions: Amounts are in EUR." in sources.content[0].text
+    assert (notes["name"], notes["documents"], notes["available"]) == ("notes", 2, True) and "search_docs" in notes[
+        "tools"
+    ]
+    assert (
+        "catalog 'shop': " in sources.content[0].text
+        and "operator's instructions: Amounts are in EUR." in sources.content[0].text
+    )
     # Neither the password nor the URL it goes into is shown.
     shown = sources.content[0].text + repr(listed)
     assert PASSWORD not in shown and "db.internal" not in shown
@@ -145,11 +172,17 @@ def test_one_catalog_served_is_the_default_and_k_is_bounded_by_max_k(home: Path)
 
     tools, found, over = anyio.run(run)
     assert not found.is_error and found.structured_content["catalog"] == "shop"
-    assert "default: 'shop', the only one served" in tools["search_tables"].input_schema["properties"]["catalog"]["description"]
+    assert (
+        "default: 'shop', the only one served"
+        in tools["search_tables"].input_schema["properties"]["catalog"]["description"]
+    )
     for name in ("search_tables", "search_docs"):
         [k] = [option for option in tools[name].input_schema["properties"]["k"]["anyOf"] if option["type"] == "integer"]
         assert (k["minimum"], k["maximum"]) == (1, 7)
-    assert over.is_error and "the argument k is not accepted (8: input should be less than or equal to 7)" in over.content[0].text
+    assert (
+        over.is_error
+        and "the argument k is not accepted (8: input should be less than or equal to 7)" in over.content[0].text
+    )
 
 
 def test_argument_errors_name_the_argument_and_what_it_takes(home: Path) -> None:
@@ -159,7 +192,12 @@ def test_argument_errors_name_the_argument_and_what_it_takes(home: Path) -> None
         async with Client(create_server(workspace, ["shop"])) as client:
             return [
                 await client.call_tool("search_tables", arguments)
-                for arguments in ({"question": "orders", "k": "abc"}, {"k": 3}, {"question": 5}, {"question": "x", "k": 0})
+                for arguments in (
+                    {"question": "orders", "k": "abc"},
+                    {"k": 3},
+                    {"question": 5},
+                    {"question": "x", "k": 0},
+                )
             ]
 
     letters, missing, number, zero = anyio.run(run)
@@ -171,7 +209,10 @@ def test_argument_errors_name_the_argument_and_what_it_takes(home: Path) -> None
         "as an integer); it takes a whole number from 1 to 100, or null. k: How many tables at most, 1 to 100 (default 10)."
     )
     assert missing.content[0].text.startswith("search_tables: the argument question is missing; it takes text.")
-    assert "the argument question is not accepted (5: input should be a valid string); it takes text." in number.content[0].text
+    assert (
+        "the argument question is not accepted (5: input should be a valid string); it takes text."
+        in number.content[0].text
+    )
     assert "(0: input should be greater than or equal to 1)" in zero.content[0].text
 
 
@@ -187,7 +228,10 @@ def test_tables_are_resources_and_no_prompts_are_declared(home: Path) -> None:
     capabilities, resources, contents = anyio.run(run)
     assert capabilities.prompts is None
     assert capabilities.resources is not None and capabilities.tools is not None
-    assert [str(r.uri) for r in resources] == ["schema-search://catalogs/shop/tables", "schema-search://catalogs/crm/tables"]
+    assert [str(r.uri) for r in resources] == [
+        "schema-search://catalogs/shop/tables",
+        "schema-search://catalogs/crm/tables",
+    ]
     [content] = contents
     shop = workspace.catalogs.searcher("shop").catalog
     for table in shop.tables:
@@ -198,7 +242,9 @@ def test_tables_are_resources_and_no_prompts_are_declared(home: Path) -> None:
 
 def test_a_corpus_only_server_declares_neither_resources_nor_prompts(home: Path) -> None:
     async def run():
-        async with Client(create_server(Workspace(Settings(home=home / "data", dense=False)), corpora=["notes"])) as client:
+        async with Client(
+            create_server(Workspace(Settings(home=home / "data", dense=False)), corpora=["notes"])
+        ) as client:
             return client.server_capabilities
 
     capabilities = anyio.run(run)

@@ -61,8 +61,11 @@ def test_serve_starts_workers_that_warm_up_share_the_load_and_stop_on_ctrl_c(tin
     env = {**os.environ, "SCHEMA_SEARCH_HOME": str(tiny_workspace.settings.home)}
     server = subprocess.Popen(
         [sys.executable, "-m", "schema_search.cli", "serve", "--port", str(port), "--workers", "2"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         workers, deadline = set(), time.monotonic() + 120
         while len(workers) < 2 and time.monotonic() < deadline:
@@ -73,9 +76,10 @@ def test_serve_starts_workers_that_warm_up_share_the_load_and_stop_on_ctrl_c(tin
             time.sleep(0.1)
         assert len(workers) == 2, "both workers report ready"
         request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/v1/catalogs/tiny/search", data=json.dumps({"question": "contact emails"}).encode(),
+            f"http://127.0.0.1:{port}/v1/catalogs/tiny/search",
+            data=json.dumps({"question": "contact emails"}).encode(),
             headers={"Content-Type": "application/json"},
-        )  # fmt: skip
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             assert json.loads(response.read())["candidates"][0]["table"] == "crm.contacts"
     finally:
@@ -91,9 +95,22 @@ def test_serve_on_a_port_in_use_says_so_and_exits(tmp_path):
         taken.listen()
         port = taken.getsockname()[1]
         done = subprocess.run(
-            [sys.executable, "-m", "schema_search.cli", "--home", str(tmp_path), "serve", "--port", str(port), "--workers", "2"],
-            capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "schema_search.cli",
+                "--home",
+                str(tmp_path),
+                "serve",
+                "--port",
+                str(port),
+                "--workers",
+                "2",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert done.returncode == 2
     assert f"Cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
 
@@ -115,8 +132,10 @@ def test_a_second_server_on_the_same_port_is_refused(tmp_path):
 def test_zero_workers_is_refused(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "schema_search.cli", "--home", str(tmp_path), "serve", "--workers", "0"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "--workers 0" in done.stderr
 
 

@@ -129,6 +129,7 @@ def test_rebuilding_the_fields_shares_the_index_and_leaves_the_live_one_searchab
     assert shared and all((after.path / p).stat().st_ino == (before.path / p).stat().st_ino for p in shared)
     assert searcher.search("assignment expressions", 3, workspace.corpora.config()).ranking
     assert workspace.corpora.search("peps", "assignment expressions", 3).results
+
     # The choice outlives a plain rebuild and a re-index; a later --plain-fields undoes it.
     def exact(response) -> set[str]:
         return {c.name for c in response.tables[0].columns if c.exact}
@@ -161,8 +162,15 @@ def test_mcp_describe_query_and_placeholders_round_trip(home: Path) -> None:
             answer = f"{first[1]}: {first[2]} {rows.structured_content['cites'][0]}; and {{{{link:99}}}}"
             rendered = await client.call_tool("render_answer", {"text": answer})
             resolved = await client.call_tool("resolve_citations", {"text": answer})
-            return {"tools": tools, "described": described, "rows": rows, "tables": tables,
-                    "rendered": rendered, "resolved": resolved, "unnamed": unnamed}  # fmt: skip
+            return {
+                "tools": tools,
+                "described": described,
+                "rows": rows,
+                "tables": tables,
+                "rendered": rendered,
+                "resolved": resolved,
+                "unnamed": unnamed,
+            }
 
     found = anyio.run(session)
     assert {"describe_collection", "query_collection", "render_answer", "search_docs", "search_tables"} <= found[
@@ -228,7 +236,8 @@ def test_a_stdio_mcp_client_counts_and_gets_placeholders_filled(home: Path) -> N
             async with Client(params) as client:
                 described = await client.call_tool("describe_collection", {"collection": "tiny"})
                 found = await client.call_tool(
-                    "query_collection", {"sql": "SELECT title, url FROM documents WHERE pep = 572", "collection": "peps"}
+                    "query_collection",
+                    {"sql": "SELECT title, url FROM documents WHERE pep = 572", "collection": "peps"},
                 )
                 link = found.structured_content["result"]["rows"][0][1]
                 rendered = await client.call_tool("render_answer", {"text": f"PEP 572: {link}"})

@@ -45,7 +45,13 @@ def test_table_lookup_by_id_name_and_source_id(tiny_workspace):
 
 @pytest.mark.parametrize(
     ("question", "k", "error"),
-    [("", 5, InvalidInput), ("   ", 5, InvalidInput), ("x" * 5000, 5, PayloadTooLarge), ("ok", 0, InvalidInput), ("ok", 101, InvalidInput)],
+    [
+        ("", 5, InvalidInput),
+        ("   ", 5, InvalidInput),
+        ("x" * 5000, 5, PayloadTooLarge),
+        ("ok", 0, InvalidInput),
+        ("ok", 101, InvalidInput),
+    ],
 )
 def test_bad_requests_are_refused(tiny_workspace, question, k, error):
     with pytest.raises(error):

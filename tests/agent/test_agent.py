@@ -5,18 +5,19 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from schema_search.agent import ask as agent
 from schema_search.agent.ask import AgentFailed, ModelNotReady, ask
-from schema_search.tools.tables import SchemaTools
 from schema_search.cli import main
+from schema_search.tools.tables import SchemaTools
 from schema_search.workspace import Workspace
 
-from ..shop_db import fingerprint, shop_db, shop_settings, shop_workspace  # noqa: F401 (fixtures)
+from ..shop_db import fingerprint
 
 CITE = re.compile(r"\[(T[0-9a-f]{6})\] (main\.\w+)")
 GOOD_SQL = (
@@ -29,9 +30,11 @@ Step = Callable[[list[dict[str, Any]]], dict[str, Any]]
 def call(name: str, arguments: dict[str, Any] | str, call_id: str = "c1") -> dict[str, Any]:
     """An OpenAI-shaped response with one tool call."""
     args = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    message = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
-    ]}  # fmt: skip
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}],
+    }
     return {"choices": [{"message": message, "finish_reason": "tool_calls"}]}
 
 
@@ -172,16 +175,24 @@ def test_litellm_response_objects_drive_the_loop(shop_workspace: Workspace) -> N
     litellm = pytest.importorskip("litellm")
 
     def mocked(name: str, arguments: dict[str, Any]) -> Step:
-        tool_call = {"id": f"call_{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        tool_call = {
+            "id": f"call_{name}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
         return lambda messages: litellm.completion(
             model="gpt-4o-mini", messages=messages, mock_response="", mock_tool_calls=[tool_call]
         )
 
     model = ScriptedModel(
         mocked("search_tables", {"question": "parcels not delivered"}),
-        mocked("submit_sql", {"sql": "SELECT shipment_id FROM shipments WHERE delivered_at IS NULL", "explanation": "x"}),
+        mocked(
+            "submit_sql", {"sql": "SELECT shipment_id FROM shipments WHERE delivered_at IS NULL", "explanation": "x"}
+        ),
     )
-    answer = ask("Which parcels are not delivered?", tools=SchemaTools(shop_workspace, "shop"), model="m", complete=model)
+    answer = ask(
+        "Which parcels are not delivered?", tools=SchemaTools(shop_workspace, "shop"), model="m", complete=model
+    )
     assert answer.sql == "SELECT shipment_id FROM shipments WHERE delivered_at IS NULL"
     assert model.calls[1][1]["role"] == "user" and model.calls[1][2]["tool_calls"][0]["id"] == "call_search_tables"
 
@@ -203,8 +214,20 @@ def test_ask_command_prints_sql_tables_and_rows(
     monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None, **_: model)
     home = str(shop_workspace.settings.home)
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
-    code = main(["--home", home, "ask", "Top-rated products in the Kitchen category", "--catalog", "shop",
-                 "--model", "scripted", "--execute", "--yes"])  # fmt: skip
+    code = main(
+        [
+            "--home",
+            home,
+            "ask",
+            "Top-rated products in the Kitchen category",
+            "--catalog",
+            "shop",
+            "--model",
+            "scripted",
+            "--execute",
+            "--yes",
+        ]
+    )
     captured = capsys.readouterr()
     out = captured.out
     assert code == 0
@@ -235,7 +258,9 @@ def test_execute_from_a_ddl_catalog_says_what_to_give(
     workspace.catalogs.index(str(Path(__file__).parents[2] / "sample_schemas" / "shop.sql"), catalog="ddlshop")
     never = lambda **kwargs: pytest.fail("no model call expected")  # noqa: E731
     monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None, **_: never)
-    code = main(["--home", str(workspace.settings.home), "ask", "q", "--catalog", "ddlshop", "--model", "x", "--execute"])
+    code = main(
+        ["--home", str(workspace.settings.home), "ask", "q", "--catalog", "ddlshop", "--model", "x", "--execute"]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert "not from a database: there is nothing to run SQL on" in err and "--url" in err
@@ -250,10 +275,14 @@ def test_ask_execute_prints_the_open_questions_instead_of_running_then_runs_once
     home = str(tmp_path / "home")
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
     assert main(["--home", home, "index", f"sqlite:///{database}", "--catalog", "shop"]) == 0
-    vague = (f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {sample_shop.JOINS} WHERE s.company_name LIKE '%Acme%' "
-             "AND o.placed_at >= date('now', 'start of month', '-1 month') AND o.placed_at < date('now', 'start of month')")  # fmt: skip
-    exact = (f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {sample_shop.JOINS} WHERE s.company_name = 'Acme GmbH' "
-             "AND o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'")  # fmt: skip
+    vague = (
+        f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {sample_shop.JOINS} WHERE s.company_name LIKE '%Acme%' "
+        "AND o.placed_at >= date('now', 'start of month', '-1 month') AND o.placed_at < date('now', 'start of month')"
+    )
+    exact = (
+        f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {sample_shop.JOINS} WHERE s.company_name = 'Acme GmbH' "
+        "AND o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'"
+    )
     question = "What was the revenue of Acme last month?"
 
     def run(sql: str, *more: str) -> tuple[int, str, str]:
@@ -267,8 +296,12 @@ def test_ask_execute_prints_the_open_questions_instead_of_running_then_runs_once
     assert code == 3 and "Rows (" not in out  # --yes approves a complete checklist only
     assert "1. 'Acme' matches 2 values of suppliers.company_name" in out and "2. 'last month'" in out
     assert "--answer 'value:main.suppliers.company_name=...'" in out
-    answered = ["--answer", "value:main.suppliers.company_name=Acme GmbH",
-                "--answer", "time:main.orders.placed_at=November 2026, Europe/Berlin"]  # fmt: skip
+    answered = [
+        "--answer",
+        "value:main.suppliers.company_name=Acme GmbH",
+        "--answer",
+        "time:main.orders.placed_at=November 2026, Europe/Berlin",
+    ]
     code, out, err = run(exact, *answered, "--yes")
     assert code == 0, err
     assert "-- Checklist V" in err and "value:main.suppliers.company_name = Acme GmbH  [conversation]" in err
@@ -281,10 +314,25 @@ def test_ask_execute_reports_what_the_database_refuses(
     shop_workspace: Workspace, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     # Valid names, but SQLite rejects the statement when it runs: an error, after the approval, no rows.
-    model = ScriptedModel(lambda m: call("submit_sql", {"sql": "SELECT json_extract(name, '$.a') FROM products", "explanation": ""}))
+    model = ScriptedModel(
+        lambda m: call("submit_sql", {"sql": "SELECT json_extract(name, '$.a') FROM products", "explanation": ""})
+    )
     monkeypatch.setattr(agent, "litellm_complete", lambda name, api_base=None, **_: model)
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
-    code = main(["--home", str(shop_workspace.settings.home), "ask", "names", "--catalog", "shop", "--model", "m", "--execute", "--yes"])
+    code = main(
+        [
+            "--home",
+            str(shop_workspace.settings.home),
+            "ask",
+            "names",
+            "--catalog",
+            "shop",
+            "--model",
+            "m",
+            "--execute",
+            "--yes",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 2 and "Rows (" not in captured.out
     assert "error: " in captured.err and "malformed JSON" in captured.err

@@ -10,12 +10,12 @@ import pytest
 
 from schema_search.agent import ask as agent
 from schema_search.agent.answer import SYSTEM, TOOL_SPECS, answer
-from schema_search.tools.collections import DESCRIPTIONS, CollectionTools
-from schema_search.tools.docs import DESCRIPTIONS as DOC_DESCRIPTIONS
-from schema_search.tools.docs import DocTools
 from schema_search.cli import main
 from schema_search.settings import Settings
 from schema_search.structured.models import QueryRequest
+from schema_search.tools.collections import DESCRIPTIONS, CollectionTools
+from schema_search.tools.docs import DESCRIPTIONS as DOC_DESCRIPTIONS
+from schema_search.tools.docs import DocTools
 from schema_search.workspace import Workspace
 
 from ..structured.conftest import copy_peps
@@ -51,8 +51,12 @@ def test_the_routing_is_written_where_the_model_reads_it() -> None:
     assert "query_collection" in DOC_DESCRIPTIONS["search_docs"] and "search_docs" in DESCRIPTIONS["query_collection"]
     assert "never" in SYSTEM and "count search results" in SYSTEM
     assert {s["function"]["name"] for s in TOOL_SPECS} == {
-        "search_docs", "get_document", "describe_collection", "query_collection", "answer"
-    }  # fmt: skip
+        "search_docs",
+        "get_document",
+        "describe_collection",
+        "query_collection",
+        "answer",
+    }
 
 
 def test_a_count_is_answered_by_sql_and_cites_the_rows_it_counted(workspace: Workspace) -> None:

@@ -73,7 +73,9 @@ def test_a_refused_key_says_so_and_keeps_stdout_clean(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong-but-set")
     complete = agent.litellm_complete("gpt-4o-mini")
     refused = fresh_litellm.AuthenticationError(message="Incorrect API key", llm_provider="openai", model="gpt-4o-mini")
-    with pytest.raises(ModelNotReady, match="The provider refused the key for 'gpt-4o-mini': .*Incorrect API key") as raised:
+    with pytest.raises(
+        ModelNotReady, match="The provider refused the key for 'gpt-4o-mini': .*Incorrect API key"
+    ) as raised:
         complete(model="gpt-4o-mini", messages=[{"role": "user", "content": "q"}], mock_response=refused)
     assert "ANTHROPIC_API_KEY" in raised.value.hint and "local/smollm2" in raised.value.hint
     assert capsys.readouterr().out == ""  # litellm's "Give Feedback / Get Help" banner went elsewhere, or nowhere
@@ -124,9 +126,28 @@ def test_a_missing_local_model_file_is_refused_up_front(tmp_path: Path) -> None:
 def test_an_unreachable_server_fails_with_a_message_and_json_stdout_stays_empty(home: str) -> None:
     """The real command in its own process (litellm fresh, banners on unless we turn them off)."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env |= {"NO_COLOR": "1", "SCHEMA_SEARCH_DENSE": "false", "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    command = [sys.executable, "-m", "schema_search.cli", "--home", home, "ask", "q", "--catalog", "shop",
-               "--model", "openai/any", "--api-base", "http://127.0.0.1:9/v1", "--json"]  # fmt: skip
+    env |= {
+        "NO_COLOR": "1",
+        "SCHEMA_SEARCH_DENSE": "false",
+        "HF_HUB_OFFLINE": "1",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "schema_search.cli",
+        "--home",
+        home,
+        "ask",
+        "q",
+        "--catalog",
+        "shop",
+        "--model",
+        "openai/any",
+        "--api-base",
+        "http://127.0.0.1:9/v1",
+        "--json",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
@@ -134,14 +155,26 @@ def test_an_unreachable_server_fails_with_a_message_and_json_stdout_stays_empty(
     assert ANSI not in done.stderr and "Give Feedback" not in done.stderr
 
 
-
 def test_litellm_debug_logs_go_to_stderr(
     home: str, fresh_litellm, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     # LITELLM_LOG=DEBUG (or turn_on_debug) sends litellm's records below WARNING to stdout.
     monkeypatch.setattr(fresh_litellm.verbose_logger, "level", 10)
-    code = main(["--home", home, "ask", "q", "--catalog", "shop", "--model", "openai/any",
-                 "--api-base", "http://127.0.0.1:9/v1", "--json"])  # fmt: skip
+    code = main(
+        [
+            "--home",
+            home,
+            "ask",
+            "q",
+            "--catalog",
+            "shop",
+            "--model",
+            "openai/any",
+            "--api-base",
+            "http://127.0.0.1:9/v1",
+            "--json",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert "LiteLLM" in err and "error: Calling 'openai/any' failed" in err

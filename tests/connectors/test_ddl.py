@@ -208,7 +208,8 @@ def test_search_path_decides_unqualified_names():
 
 
 @pytest.mark.parametrize(
-    ("dialect", "schema"), [("postgres", "public"), ("sqlite", "main"), ("duckdb", "main"), ("mysql", "main"), (None, "main")]
+    ("dialect", "schema"),
+    [("postgres", "public"), ("sqlite", "main"), ("duckdb", "main"), ("mysql", "main"), (None, "main")],
 )
 def test_default_schema_per_dialect(dialect, schema):
     assert read("CREATE TABLE t (a int);", dialect=dialect).tables[0].schema == schema
@@ -259,7 +260,10 @@ def test_dialect_specifics_sqlite_typeless_columns_and_tsql_scripts():
     sqlite = read("CREATE TABLE t (a, b INTEGER PRIMARY KEY AUTOINCREMENT, c REFERENCES t);", dialect="sqlite")
     assert [(c.name, c.type) for c in sqlite.tables[0].columns] == [("a", ""), ("b", "INTEGER"), ("c", "")]
     assert sqlite.tables[0].foreign_keys == (ForeignKey(("c",), "main.t", ("b",)),)
-    tsql = read("CREATE TABLE [sales].[Orders] ([Id] INT NOT NULL PRIMARY KEY)\nGO\nCREATE TABLE Log (At DATETIME2)\nGO\n", dialect="tsql")
+    tsql = read(
+        "CREATE TABLE [sales].[Orders] ([Id] INT NOT NULL PRIMARY KEY)\nGO\nCREATE TABLE Log (At DATETIME2)\nGO\n",
+        dialect="tsql",
+    )
     assert [t.id for t in tsql.tables] == ["sales.orders", "dbo.log"]
 
 
@@ -287,13 +291,15 @@ def test_duplicate_definitions_last_wins_unless_if_not_exists():
 
 def test_quoted_identifiers_keep_their_spelling():
     catalog = read('CREATE TABLE "Sales Data"."Order Lines" ("Line No" int, "unitPrice" numeric(10,2));')
-    table = catalog.table('sales data.order lines')
+    table = catalog.table("sales data.order lines")
     assert (table.schema, table.name) == ("Sales Data", "Order Lines")
     assert [(c.name, c.type) for c in table.columns] == [("Line No", "INT"), ("unitPrice", "DECIMAL(10, 2)")]
 
 
 def test_catalog_round_trips_through_json():
-    catalog = read("CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (a_id int REFERENCES a); COMMENT ON TABLE b IS 'x'")
+    catalog = read(
+        "CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (a_id int REFERENCES a); COMMENT ON TABLE b IS 'x'"
+    )
     assert Catalog.from_json(catalog.to_json()) == catalog
 
 
@@ -484,11 +490,13 @@ def test_view_columns_take_the_types_of_the_columns_they_come_from():
     )
     v = catalog.table("shop.v")
     assert [(c.name, c.type) for c in v.columns] == [
-        ("id", "BIGINT"), ("amount", "DECIMAL(10, 2)"), ("day", "TEXT"),
+        ("id", "BIGINT"),
+        ("amount", "DECIMAL(10, 2)"),
+        ("day", "TEXT"),
         ("units", ""),  # an aggregate: unknown, not guessed
         ("recent_id", ""),  # from a CTE: unknown
         ("qty", "INT"),  # unqualified, found in the one known table that has it
-    ]  # fmt: skip
+    ]
     assert v.column("units").comment == "Items ordered"  # COMMENT ON a view column still applies
     w = catalog.table("shop.w")  # a view over a view, with its star expanded
     assert [(c.name, c.type) for c in w.columns][:2] == [("id", "BIGINT"), ("amount", "DECIMAL(10, 2)")]
@@ -502,4 +510,7 @@ def test_mysql_parenthesised_joins_give_view_types():
         CREATE VIEW `v` AS select `x`.`ID` AS `ID`,`y`.`CODE` AS `CODE` from (`a` `x` join `b` `y`) where `y`.`A_ID` = `x`.`ID`;""",
         dialect="mysql",
     )
-    assert [(c.name, c.type) for c in catalog.table("main.v").columns] == [("ID", "DECIMAL(12, 0)"), ("CODE", "CHAR(3)")]
+    assert [(c.name, c.type) for c in catalog.table("main.v").columns] == [
+        ("ID", "DECIMAL(12, 0)"),
+        ("CODE", "CHAR(3)"),
+    ]

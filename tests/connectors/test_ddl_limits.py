@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from schema_search.connectors import ddl
 from schema_search.cli import main
+from schema_search.connectors import ddl
 from schema_search.errors import PayloadTooLarge
 
 TABLE = "CREATE TABLE crm.accounts (id BIGINT PRIMARY KEY, name TEXT);\n"
@@ -36,7 +36,9 @@ def test_the_files_of_a_folder_count_together(tmp_path):
     for name in ("a.sql", "b.sql"):
         (tmp_path / name).write_text(TABLE)
     size = 2 * len(TABLE)
-    with pytest.raises(PayloadTooLarge, match=f"The 2 DDL files in .* are together {size} bytes; the limit is {size - 1}"):
+    with pytest.raises(
+        PayloadTooLarge, match=f"The 2 DDL files in .* are together {size} bytes; the limit is {size - 1}"
+    ):
         ddl.introspect(str(tmp_path), catalog="c", max_bytes=size - 1)
     assert len(ddl.introspect(str(tmp_path), catalog="c", max_bytes=size).tables) == 1
 

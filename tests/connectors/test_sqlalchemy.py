@@ -93,7 +93,10 @@ def test_sqlite_tables_keys_and_views(sqlite_file: Path) -> None:
     assert catalog.name == "shop"
     assert [t.id for t in catalog.tables] == SHOP_IDS
     assert catalog.source == {
-        "kind": "sqlalchemy", "url": f"sqlite:///{sqlite_file}", "dialect": "sqlite", "schemas": ["main"]
+        "kind": "sqlalchemy",
+        "url": f"sqlite:///{sqlite_file}",
+        "dialect": "sqlite",
+        "schemas": ["main"],
     }
     assert_shop(catalog, amount_type="NUMERIC(10, 2)")
     assert catalog.table("main.customers").columns[1] == Column("name", "VARCHAR", nullable=False)
@@ -314,7 +317,11 @@ def test_postgres_tables_keys_views_and_comments(scratch) -> None:
     sales, ref = scratch["sales"], scratch["ref"]
     catalog = sqlalchemy_url.introspect(PG_URL, catalog="shop", db=f"{sales},{ref}")
     assert [t.id for t in catalog.tables] == [
-        f"{sales}.big_orders", f"{sales}.customers", f"{sales}.order_totals", f"{sales}.orders", f"{ref}.regions"
+        f"{sales}.big_orders",
+        f"{sales}.customers",
+        f"{sales}.order_totals",
+        f"{sales}.orders",
+        f"{ref}.regions",
     ]
     assert catalog.source == {
         "kind": "sqlalchemy",
@@ -329,7 +336,9 @@ def test_postgres_tables_keys_views_and_comments(scratch) -> None:
     customers = catalog.table(f"{sales}.customers")
     assert customers.foreign_keys == (
         ForeignKey(
-            ("country_code", "region_code"), f"{ref}.regions", ("country_code", "region_code"),
+            ("country_code", "region_code"),
+            f"{ref}.regions",
+            ("country_code", "region_code"),
             "customers_country_code_region_code_fkey",
         ),
     )

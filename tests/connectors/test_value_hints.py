@@ -63,9 +63,17 @@ def _rows(connection) -> None:
         connection.execute(
             "INSERT INTO contacts VALUES (" + ", ".join("?" * 16) + ")",
             (
-                i, 1 + i % 3, ["Ann", "Bob", "Cleo"][i % 3], ["CTO", "Buyer"][i % 2],
-                f"person{i}@xmagnet.example", f"+31 20 555 010{i}", NEVER_BY_NAME["password_hash"],
-                f"tok_live_abcdefghij{i}", NEVER_BY_NAME["ssn"], f"10.1.2.{i}", NEVER_BY_NAME["date_of_birth"],
+                i,
+                1 + i % 3,
+                ["Ann", "Bob", "Cleo"][i % 3],
+                ["CTO", "Buyer"][i % 2],
+                f"person{i}@xmagnet.example",
+                f"+31 20 555 010{i}",
+                NEVER_BY_NAME["password_hash"],
+                f"tok_live_abcdefghij{i}",
+                NEVER_BY_NAME["ssn"],
+                f"10.1.2.{i}",
+                NEVER_BY_NAME["date_of_birth"],
                 f"{i} Main Street",
                 HEX if i == 6 else f"ref{i}",  # one token among plain words: the column goes
                 JWT if i == 1 else "none",
@@ -213,11 +221,15 @@ def test_a_duckdb_view_over_a_file_is_not_read(tmp_path: Path) -> None:
     path = tmp_path / "x.duckdb"
     connection = duckdb.connect(str(path))
     connection.execute("CREATE TABLE accounts (id INT, name VARCHAR); INSERT INTO accounts VALUES (1, 'xmagnet')")
-    connection.execute(f"CREATE VIEW v_file AS SELECT word FROM read_csv('{secret}', header = true, columns = {{'word': 'VARCHAR'}})")
+    connection.execute(
+        f"CREATE VIEW v_file AS SELECT word FROM read_csv('{secret}', header = true, columns = {{'word': 'VARCHAR'}})"
+    )
     connection.close()
     catalog = _sample(f"duckdb:///{path}")
     assert _values(catalog) == {"accounts.name": ("xmagnet",)}
-    assert catalog.warnings == ("Value hints: skipped main.v_file: the database refused the sample query (PermissionException).",)
+    assert catalog.warnings == (
+        "Value hints: skipped main.v_file: the database refused the sample query (PermissionException).",
+    )
 
 
 def test_a_sqlite_view_that_builds_a_huge_value_is_refused_not_allocated(crm_db: Path) -> None:
@@ -310,7 +322,9 @@ def test_a_question_naming_a_stored_value_finds_its_table_sqlite(crm_db: Path, t
 def test_a_value_written_as_one_word_names_a_value_of_several(crm_db: Path, tmp_path: Path) -> None:
     workspace = Workspace(Settings(home=tmp_path / "home", dense=False))
     workspace.catalogs.index(f"sqlite:///{crm_db}", catalog="crm")
-    accounts = next(c for c in workspace.catalogs.search("crm", "deals with acmecorp", 5).candidates if c.table == "main.accounts")
+    accounts = next(
+        c for c in workspace.catalogs.search("crm", "deals with acmecorp", 5).candidates if c.table == "main.accounts"
+    )
     assert [m.model_dump() for m in accounts.matched_values] == [{"column": "name", "values": ["Acme Corp"]}]
 
 
@@ -359,8 +373,11 @@ def test_postgres_values_are_sampled_and_sensitive_columns_are_not(pg_crm: str) 
     assert values["contacts.first_name"] == ("Ann", "Bob")
     for name in ("contacts.email", "contacts.mobile", "contacts.api_key", "contacts.reference", "accounts.notes"):
         assert name not in values, name
-    opted = _values(connectors.introspect(PG_URL, catalog="crm", db=pg_crm, value_hints=ValueHints(
-        timeout_s=1, allow_contacts=True)))  # fmt: skip
+    opted = _values(
+        connectors.introspect(
+            PG_URL, catalog="crm", db=pg_crm, value_hints=ValueHints(timeout_s=1, allow_contacts=True)
+        )
+    )
     assert "ann@xmagnet.example" in opted["contacts.email"] and "contacts.api_key" not in opted
 
 

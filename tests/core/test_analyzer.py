@@ -36,7 +36,18 @@ def test_analyzer_registers_on_an_index():
 
 def test_cjk_runs_become_bigrams_that_meet_across_question_and_text():
     assert words("后台任务") == ["后台", "台任", "任务"]
-    assert words("バックグラウンドタスク") == ["バッ", "ック", "クグ", "グラ", "ラウ", "ウン", "ンド", "ドタ", "タス", "スク"]
+    assert words("バックグラウンドタスク") == [
+        "バッ",
+        "ック",
+        "クグ",
+        "グラ",
+        "ラウ",
+        "ウン",
+        "ンド",
+        "ドタ",
+        "タス",
+        "スク",
+    ]
     # English inside a CJK sentence is still split like any identifier.
     assert words("使用BackgroundTasks发送") == ["使用", "background", "tasks", "发送"]
     # Text without CJK is split exactly as before.

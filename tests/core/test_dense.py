@@ -33,7 +33,9 @@ def test_unchanged_tables_are_not_encoded_again(tmp_path):
     assert encoded == len(tables)
     first.save(tmp_path)
     changed = (replace(tables[0], comment="Different now"), *tables[1:])
-    second, encoded = build_dense([t.id for t in changed], [embedding_text(t) for t in changed], embedder, DenseIndex.load(tmp_path))
+    second, encoded = build_dense(
+        [t.id for t in changed], [embedding_text(t) for t in changed], embedder, DenseIndex.load(tmp_path)
+    )
     assert encoded == 1
     assert np.allclose(second.vectors[1:], first.vectors[1:])
 

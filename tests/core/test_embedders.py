@@ -88,15 +88,20 @@ class Named:
         return np.ones((len(texts), 2), np.float32) / np.sqrt(2)
 
 
-@pytest.mark.parametrize(("stored", "searching", "dense"), [
-    ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2/int8", True),  # another backend of the same model
-    ("all-MiniLM-L6-v2/int8", "all-MiniLM-L6-v2", True),
-    ("other-model", "all-MiniLM-L6-v2", False),  # another model's vectors are never compared
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("stored", "searching", "dense"),
+    [
+        ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2/int8", True),  # another backend of the same model
+        ("all-MiniLM-L6-v2/int8", "all-MiniLM-L6-v2", True),
+        ("other-model", "all-MiniLM-L6-v2", False),  # another model's vectors are never compared
+    ],
+)
 def test_the_dense_channel_opens_for_any_backend_of_the_stored_model(tmp_path, stored, searching, dense):
     tables = tiny_catalog().tables
     build([{"id": t.id, "body": embedding_text(t)} for t in tables], ["body"], tmp_path / "index")
-    DenseIndex([t.id for t in tables], [""] * len(tables), np.eye(len(tables), 2, dtype=np.float32), stored).save(tmp_path)
+    DenseIndex([t.id for t in tables], [""] * len(tables), np.eye(len(tables), 2, dtype=np.float32), stored).save(
+        tmp_path
+    )
 
     class Generation:
         path, index_path = tmp_path, tmp_path / "index"

@@ -33,4 +33,10 @@ def test_words_in_capitals_alone_do_not_pin():
     # BIRD's evidence writes SQL: MIN(Age) pinned the tables with a column "Min".
     names = {"min": ("hockey.goalies",), "count": ("x.count",), "cdscode": ("schools.frpm",)}
     assert pinned("youngest user? refers to MIN(Age); COUNT(id) with CDSCode", names) == ["schools.frpm"]
-    assert [identifier_shaped(n) for n in ("MIN", "COUNT", "OWNER", "CDSCode", "K12")] == [False, False, False, True, True]
+    assert [identifier_shaped(n) for n in ("MIN", "COUNT", "OWNER", "CDSCode", "K12")] == [
+        False,
+        False,
+        False,
+        True,
+        True,
+    ]

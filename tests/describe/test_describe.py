@@ -9,14 +9,12 @@ from dataclasses import replace
 import pytest
 
 from schema_search.cli import main
+from schema_search.describe.describer import DescriptionFailed, EmptyDescription, ProviderUnavailable
 from schema_search.describe.descriptions import read_descriptions
 from schema_search.describe.run import (
     CACHE_FILE,
     PROMPT_VERSION,
     DescribeError,
-    DescriptionFailed,
-    EmptyDescription,
-    ProviderUnavailable,
     describe_and_index,
     describe_catalog,
 )
@@ -90,7 +88,9 @@ def test_rerun_skips_unchanged_tables_and_restores_from_the_cache(tiny_workspace
     catalog = tiny_catalog()
     contacts = catalog.table("crm.contacts")
     changed = replace(contacts, columns=(*contacts.columns, Column("phone", "TEXT")))
-    tiny_workspace.catalogs.index_catalog(catalog.with_tables(changed if t.id == contacts.id else t for t in catalog.tables))
+    tiny_workspace.catalogs.index_catalog(
+        catalog.with_tables(changed if t.id == contacts.id else t for t in catalog.tables)
+    )
     third = FakeDescriber(tag="now")
     run = describe_and_index(tiny_workspace, "tiny", third)
     assert third.calls == ["crm.contacts"]
@@ -158,9 +158,7 @@ def test_a_run_where_nothing_works_stops_but_later_failures_only_count():
     catalog = tiny_catalog()
     run = describe_catalog(catalog, FakeDescriber(fail={t.id for t in catalog.tables}), concurrency=1)
     assert run.stopped is not None and "the first 5 tables" in run.stopped[1].reason
-    bigger = catalog.with_tables(
-        [*catalog.tables, *(replace(t, schema="copy") for t in catalog.tables)]
-    )
+    bigger = catalog.with_tables([*catalog.tables, *(replace(t, schema="copy") for t in catalog.tables)])
     failing = {t.id for t in bigger.tables[1:]}
     run = describe_catalog(bigger, FakeDescriber(fail=failing), concurrency=1)
     assert run.stopped is None and len(run.failed) == 9 and len(run.described) == 1

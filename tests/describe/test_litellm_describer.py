@@ -6,8 +6,8 @@ from functools import partial
 
 import pytest
 
+from schema_search.describe.describer import DescriptionFailed, EmptyDescription, ProviderUnavailable
 from schema_search.describe.litellm_describer import LiteLLMDescriber
-from schema_search.describe.run import DescriptionFailed, EmptyDescription, ProviderUnavailable
 
 from ..conftest import tiny_catalog
 
@@ -22,7 +22,9 @@ def litellm():
 
 
 def describer(completion, **kwargs):
-    return LiteLLMDescriber("openai/gpt-4o-mini", completion=completion, sleep=kwargs.pop("sleep", lambda s: None), **kwargs)
+    return LiteLLMDescriber(
+        "openai/gpt-4o-mini", completion=completion, sleep=kwargs.pop("sleep", lambda s: None), **kwargs
+    )
 
 
 def test_a_recorded_response_is_cleaned(litellm):
@@ -38,7 +40,9 @@ def test_the_prompt_and_call_settings_reach_the_provider(litellm):
         seen.update(kwargs)
         return litellm.completion(**kwargs, mock_response="ok")
 
-    LiteLLMDescriber("openai/gpt-4o-mini", completion=completion, timeout=7, max_tokens=99).describe(TABLE, "Referenced by: x.")
+    LiteLLMDescriber("openai/gpt-4o-mini", completion=completion, timeout=7, max_tokens=99).describe(
+        TABLE, "Referenced by: x."
+    )
     assert seen["timeout"] == 7 and seen["max_tokens"] == 99 and seen["num_retries"] == 0
     user = seen["messages"][-1]["content"]
     assert "CREATE TABLE crm.contacts" in user and "Referenced by: x." in user
@@ -62,7 +66,9 @@ def rate_limit(litellm):
 
 def test_transient_errors_are_retried_with_exponential_backoff(litellm):
     waits = []
-    d = describer(flaky(litellm, [rate_limit(litellm), rate_limit(litellm)]), retries=3, backoff=1.0, sleep=waits.append)
+    d = describer(
+        flaky(litellm, [rate_limit(litellm), rate_limit(litellm)]), retries=3, backoff=1.0, sleep=waits.append
+    )
     assert d.describe(TABLE, "") == "Recovered."
     assert len(waits) == 2 and 1.0 <= waits[0] <= 1.5 and 2.0 <= waits[1] <= 3.0
 

@@ -72,7 +72,11 @@ def test_html_meta_heading_ids_and_furniture_skipped():
     fmt, doc = readers.read(HANDBOOK / "support.html")
     assert fmt == "html" and doc.title == "Customer support"
     assert doc.fields == {"owner": ("support",), "review": ("quarterly",)}
-    assert outline(doc) == [((), None), (("Response times",), "response-times"), (("Satisfaction surveys",), "satisfaction")]
+    assert outline(doc) == [
+        ((), None),
+        (("Response times",), "response-times"),
+        (("Satisfaction surveys",), "satisfaction"),
+    ]
     assert not any("Home | Policies" in b.text for s in doc.sections for b in s.blocks)
     doc = read_html("<h1>T</h1><h2><a id='x'></a>Sub</h2><p>a</p><pre>  keep\n  spacing</pre>")
     assert doc.sections[0].anchor == "x" and doc.sections[0].blocks[1].text == "  keep\n  spacing"
@@ -121,8 +125,12 @@ def test_docx_heading_styles_tables_and_core_title(tmp_path):
 
 @pytest.mark.parametrize(
     ("name", "data", "reason"),
-    [("notes.md", b"\xff\xfe\x00bad", "not UTF-8"), ("scan.pdf", b"not a pdf", "not a readable PDF"),
-     ("memo.docx", b"PK-not-a-zip", "not a readable DOCX"), ("image.png", b"\x89PNG", "no reader")],
+    [
+        ("notes.md", b"\xff\xfe\x00bad", "not UTF-8"),
+        ("scan.pdf", b"not a pdf", "not a readable PDF"),
+        ("memo.docx", b"PK-not-a-zip", "not a readable DOCX"),
+        ("image.png", b"\x89PNG", "no reader"),
+    ],
 )
 def test_unreadable_files_raise_a_reason_a_person_can_act_on(tmp_path, name, data, reason):
     path = tmp_path / name

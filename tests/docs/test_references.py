@@ -10,7 +10,11 @@ def texts(question: str, labels=()) -> list[str]:
 
 
 def test_labelled_numbers_versions_and_identifiers():
-    assert texts("What does PEP 572 change for 3.8, and how does HTTPException relate?") == ["PEP 572", "3.8", "HTTPException"]
+    assert texts("What does PEP 572 change for 3.8, and how does HTTPException relate?") == [
+        "PEP 572",
+        "3.8",
+        "HTTPException",
+    ]
     assert texts("What is Article 18 about?") == ["Article 18"]
     assert texts("explain `__init_subclass__` and typing.Protocol") == ["__init_subclass__", "typing.Protocol"]
 
@@ -29,6 +33,10 @@ def test_a_lower_case_label_counts_when_the_corpus_knows_it():
 def test_labelled_numbers_match_in_any_case_and_spacing_versions_and_identifiers_exactly():
     pep, version, name = references("PEP 8 in 3.12 with HTTPException")
     assert all(pep.pattern.search(t) for t in ("see PEP 8.", "pep-8", "PEP8")) and not pep.pattern.search("PEP 84")
-    assert version.pattern.search("Python 3.12 adds") and not version.pattern.search("3.120") and not version.pattern.search("13.12.1")
+    assert (
+        version.pattern.search("Python 3.12 adds")
+        and not version.pattern.search("3.120")
+        and not version.pattern.search("13.12.1")
+    )
     assert name.pattern.search("raise HTTPException(") and not name.pattern.search("httpexception")
     assert name.header_only and not pep.header_only

@@ -57,7 +57,9 @@ def test_a_labelled_reference_pins_the_passage_that_contains_it(handbook):
 
 def test_pins_never_push_out_the_nearest_passage():
     assert keep_nearest(["pin1", "pin2", "x", "nearest"], 2, "nearest") == [
-        ("pin1", False), ("pin2", False), ("nearest", True)
+        ("pin1", False),
+        ("pin2", False),
+        ("nearest", True),
     ]
     assert keep_nearest(["pin1", "nearest"], 2, "nearest") == [("pin1", False), ("nearest", False)]
     assert keep_nearest(["pin1"], 2, None) == [("pin1", False)]

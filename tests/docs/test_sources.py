@@ -54,9 +54,14 @@ def test_manifest_paths_relative_to_a_subfolder_and_per_language(tmp_path):
         (tmp_path / lang).mkdir()
         (tmp_path / lang / "index.md").write_text(f"# {lang}\n\n文本。\n")
     (tmp_path / "manifest.jsonl").write_text(
-        "\n".join(json.dumps({"lang": lang, "path": "index.md", "url": f"https://x.dev/{lang}/"}) for lang in ("zh", "ja"))
+        "\n".join(
+            json.dumps({"lang": lang, "path": "index.md", "url": f"https://x.dev/{lang}/"}) for lang in ("zh", "ja")
+        )
     )
-    assert {d.path: d.url for d in read(tmp_path).documents} == {"zh/index.md": "https://x.dev/zh/", "ja/index.md": "https://x.dev/ja/"}
+    assert {d.path: d.url for d in read(tmp_path).documents} == {
+        "zh/index.md": "https://x.dev/zh/",
+        "ja/index.md": "https://x.dev/ja/",
+    }
 
 
 def test_files_the_manifest_does_not_list_are_skipped_and_reported(tmp_path):

@@ -17,7 +17,10 @@ def test_the_peer_splitter_splits_exactly_as_langchain_does():
     # (run in a separate environment; LangChain is not a dependency of this project).
     text = "Para one is here.\n\nPara two is a bit longer than one.\n\nThree."
     assert split_text(text, chunk_size=30, chunk_overlap=0) == [
-        "Para one is here.", "Para two is a bit longer than", "one.", "Three."
+        "Para one is here.",
+        "Para two is a bit longer than",
+        "one.",
+        "Three.",
     ]
     assert split_text("a b c d e f g h", chunk_size=5, chunk_overlap=2) == ["a b c", "c d", "d e", "e f", "f g", "g h"]
     page = SHARED / "docs_corpora" / "fastapi" / "pages" / "tutorial" / "background-tasks.md"
@@ -27,11 +30,14 @@ def test_the_peer_splitter_splits_exactly_as_langchain_does():
 
 
 def test_page_recall_counts_distinct_pages_and_off_topic_is_scored_apart():
-    questions = QuestionSet("s", (
-        DocQuestion("q1", ("https://x/a/",)),
-        DocQuestion("q2", ("https://x/b/", "https://x/c/")),
-        DocQuestion("nothing", ()),
-    ))
+    questions = QuestionSet(
+        "s",
+        (
+            DocQuestion("q1", ("https://x/a/",)),
+            DocQuestion("q2", ("https://x/b/", "https://x/c/")),
+            DocQuestion("nothing", ()),
+        ),
+    )
     answers = {"q1": (["https://x/z/", "https://x/a/"], False), "q2": (["https://x/b/"], False), "nothing": ([], True)}
     run = evaluate({"fake": DocsConfig("fake", lambda q, k: answers[q])}, [questions], (1, 3))
     result = run.sets["s"][0]
@@ -51,5 +57,7 @@ def test_the_committed_question_sets_are_well_formed_and_name_real_pages():
     assert all(url == page(url) for s in sets.values() for q in s.questions for url in q.gold)
     shared = REPO.parent / "shared" / "docs_corpora"
     if shared.is_dir():
-        known = {json.loads(line)["url"] for m in shared.glob("*/manifest.jsonl") for line in m.read_text().splitlines()}
+        known = {
+            json.loads(line)["url"] for m in shared.glob("*/manifest.jsonl") for line in m.read_text().splitlines()
+        }
         assert all(url in known for s in sets.values() for q in s.questions for url in q.gold)

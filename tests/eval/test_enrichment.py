@@ -31,7 +31,10 @@ def test_described_databases_and_the_markdown_table():
     (database,) = described([Database("crm", tables, ({},) * len(tables))], found)
     assert database.tables[0].description.text == "About." and database.tables[1].description is None
     result = {
-        "benchmark": "spider", "questions": 2, "tables": 5, "described": 1,
+        "benchmark": "spider",
+        "questions": 2,
+        "tables": 5,
+        "described": 1,
         "recall": {"none": {"recall@5": 0.5, "recall@10": 1.0}, "separate": {"recall@5": 1.0, "recall@10": 1.0}},
         "crossed_half": [{"word": "table", "field": "text", "before": 0, "after": 5, "documents": 5}],
     }

@@ -48,8 +48,9 @@ def _needs_postgres() -> str:
 
 
 def test_file_databases_and_collections_change_nothing():
-    results, _ = hostile_sql.run_cases(("sqlite", "duckdb"), collections=True, limit_s=LIMIT_S,
-                                       subset=hostile_sql.ci_slice, hung_s=HUNG_S)  # fmt: skip
+    results, _ = hostile_sql.run_cases(
+        ("sqlite", "duckdb"), collections=True, limit_s=LIMIT_S, subset=hostile_sql.ci_slice, hung_s=HUNG_S
+    )
     assert {r.surface for r in results} == {"sqlite", "duckdb", "collections"}
     assert not _failures(results), _failures(results)
 
@@ -57,8 +58,9 @@ def test_file_databases_and_collections_change_nothing():
 @pytest.mark.postgres
 def test_postgres_changes_nothing():
     url = _needs_postgres()
-    results, notes = hostile_sql.run_cases(("postgres",), collections=False, limit_s=LIMIT_S,
-                                           subset=hostile_sql.ci_slice, pg_url=url, hung_s=HUNG_S)  # fmt: skip
+    results, notes = hostile_sql.run_cases(
+        ("postgres",), collections=False, limit_s=LIMIT_S, subset=hostile_sql.ci_slice, pg_url=url, hung_s=HUNG_S
+    )
     assert not notes
     assert {r.surface for r in results} == {"postgres as reader", "postgres as owner"}
     assert not _failures(results), _failures(results)
@@ -72,8 +74,17 @@ def test_outcomes_come_from_the_exception():
 
 def test_parts_count_effects_and_overshoot():
     def result(outcome: str, seconds: float = 0.1, runaway: bool = False) -> hostile_sql.Result:
-        return hostile_sql.Result("sqlite", "sqlite.x", "runaway", runaway, outcome, "", "", seconds,
-                                  ["changed file db"] if outcome == hostile_sql.EFFECT else [])  # fmt: skip
+        return hostile_sql.Result(
+            "sqlite",
+            "sqlite.x",
+            "runaway",
+            runaway,
+            outcome,
+            "",
+            "",
+            seconds,
+            ["changed file db"] if outcome == hostile_sql.EFFECT else [],
+        )
 
     made = hostile_sql.parts([result(hostile_sql.EFFECT), result(hostile_sql.LIMIT, 3.5, runaway=True)], 2.0)
     database, runaways = made
@@ -136,19 +147,23 @@ def test_postgres_watch_sees_every_kind_of_effect():
                 opened: list = []
                 pids = watch.placeholders()
                 assert "changed table public.audit_log" in effects_of(
-                    as_owner("INSERT INTO audit_log(note) VALUES ('x')"))  # fmt: skip
+                    as_owner("INSERT INTO audit_log(note) VALUES ('x')")
+                )
                 assert "changed sequence public.order_seq" in effects_of(as_owner("SELECT nextval('order_seq')"))
                 assert "NOTIFY delivered on ss_hostile" in effects_of(as_owner("NOTIFY ss_hostile, 'x'"))
                 assert "the reader canary session was ended" in effects_of(
-                    lambda: pg.super.query(f"SELECT pg_terminate_backend({pids['READER_PID']})"))  # fmt: skip
+                    lambda: pg.super.query(f"SELECT pg_terminate_backend({pids['READER_PID']})")
+                )
                 assert "the busy canary's query was stopped" in effects_of(
-                    lambda: pg.super.query(f"SELECT pg_cancel_backend({watch.placeholders()['BUSY_PID']})"))  # fmt: skip
+                    lambda: pg.super.query(f"SELECT pg_cancel_backend({watch.placeholders()['BUSY_PID']})")
+                )
                 held = effects_of(as_owner("SELECT pg_advisory_lock(7)", keep_open=True))
                 assert "left a session running" in held and "changed advisory locks" in held
                 assert "new file" in effects_of(lambda: pg.super.query("SELECT public.program_total()"))
                 assert "changed large objects" in effects_of(lambda: pg.super.query("SELECT lo_from_bytea(0, 'x')"))
                 assert "changed configuration files" in effects_of(
-                    lambda: pg.super.query("SELECT public.alter_system_remote()"))  # fmt: skip
+                    lambda: pg.super.query("SELECT public.alter_system_remote()")
+                )
                 killed = effects_of(as_owner("SELECT public.kill_sessions()"))
                 assert "the superuser audit session ended" in killed and "the owner canary session was ended" in killed
                 assert "the busy canary's query was stopped" in killed

@@ -6,8 +6,8 @@ import re
 import pytest
 
 from eval.tables import benchmarks, configs, gate, report
-from eval.tables.runner import evaluate, prepare, run_eval
 from eval.tables.__main__ import main
+from eval.tables.runner import evaluate, prepare, run_eval
 from schema_search.errors import InvalidInput, SourceError
 from schema_search.settings import Settings
 
@@ -28,7 +28,9 @@ CONCERTS = {
     "tables": [
         _table("singer", ["singer_id", "name", "country", "age"]),
         _table("stadium", ["stadium_id", "location", "capacity"]),
-        _table("concert", ["concert_id", "concert_name", "stadium_id", "year"], [("stadium_id", "stadium", "stadium_id")]),
+        _table(
+            "concert", ["concert_id", "concert_name", "stadium_id", "year"], [("stadium_id", "stadium", "stadium_id")]
+        ),
         _table(
             "singer_in_concert",
             ["concert_id", "singer_id"],
@@ -44,7 +46,10 @@ PETS = {
         _table("has_pet", ["stuid", "petid"], [("stuid", "student", "stuid"), ("petid", "pets", "petid")]),
     ],
 }
-DISTRACTOR = {"db_id": "music_festival", "tables": [_table("festival_singer", ["festival_id", "singer_name", "country"])]}
+DISTRACTOR = {
+    "db_id": "music_festival",
+    "tables": [_table("festival_singer", ["festival_id", "singer_name", "country"])],
+}
 QUESTIONS = [
     {"id": "q0", "db_id": "concert_singer", "question": "How many singers do we have?", "gold_tables": ["singer"]},
     {"id": "q1", "db_id": "pets_1", "question": "What is the average weight of the pets?", "gold_tables": ["pets"]},
@@ -124,8 +129,16 @@ def test_pooled_run_reports_every_configuration_in_the_json_shape(bench, distrac
     }
     assert [r["config"] for r in record["results"]] == BM25_CONFIGS
     assert list(record["results"][0]) == [
-        "config", "recall@1", "recall@5", "recall@10", "recall@20", "table_recall@10",
-        "mrr", "mean_candidates", "p50_ms", "p99_ms",
+        "config",
+        "recall@1",
+        "recall@5",
+        "recall@10",
+        "recall@20",
+        "table_recall@10",
+        "mrr",
+        "mean_candidates",
+        "p50_ms",
+        "p99_ms",
     ]
     by_config = {r.config: r for r in run.results}
     assert by_config["default"].recall[10] == 1.0  # a tiny catalog: everything is found by k=10
@@ -138,7 +151,9 @@ def test_pooled_run_reports_every_configuration_in_the_json_shape(bench, distrac
 
 def test_per_db_searches_only_the_questions_database(bench, distractors, settings):
     loaded = benchmarks.load_benchmark(bench)
-    with prepare(loaded, benchmarks.PER_DB, benchmarks.load_databases(distractors), ["default", "peer-bm25"], settings) as prepared:
+    with prepare(
+        loaded, benchmarks.PER_DB, benchmarks.load_databases(distractors), ["default", "peer-bm25"], settings
+    ) as prepared:
         assert prepared.tables == 7
         for q in loaded.questions:
             for config in prepared.configs_by_db[q.db_id].values():

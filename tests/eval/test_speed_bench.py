@@ -24,10 +24,33 @@ def test_the_synthetic_catalog_is_the_same_every_run_and_a_migration_touches_one
 def test_the_benchmark_measures_every_phase_and_writes_json_and_markdown(tmp_path):
     out, table = tmp_path / "speed.json", tmp_path / "speed.md"
     done = subprocess.run(
-        [sys.executable, "-m", "eval.speed", "--scales", "150", "--queries", "20", "--requests", "300",
-         "--http-seconds", "3", "--connections", "4", "2", "--workers", "1", "--json", str(out), "--markdown", str(table)],
-        cwd=REPO, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "eval.speed",
+            "--scales",
+            "150",
+            "--queries",
+            "20",
+            "--requests",
+            "300",
+            "--http-seconds",
+            "3",
+            "--connections",
+            "4",
+            "2",
+            "--workers",
+            "1",
+            "--json",
+            str(out),
+            "--markdown",
+            str(table),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())
     scale = report["scales"]["150"]

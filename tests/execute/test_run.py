@@ -19,8 +19,8 @@ from sqlalchemy.exc import OperationalError
 
 from schema_search.connectors import sqlalchemy_url
 from schema_search.errors import QueryFailed, QueryRefused, QueryStopped, RoleRefused
-from schema_search.execute.target import dialect_of, source_url
 from schema_search.execute.run import execute_sql, run_read_only
+from schema_search.execute.target import dialect_of, source_url
 from schema_search.tables.catalog import Catalog
 
 from ..shop_db import fingerprint, make_shop_db
@@ -29,8 +29,10 @@ PG_URL = os.environ.get(
     "SCHEMA_SEARCH_TEST_PG_URL", "postgresql://schema_search:schema_search@127.0.0.1:5432/schema_search_test"
 )
 # The read-only role scripts/setup_postgres.sh creates: the owner grants it SELECT per scratch schema.
-PG_READER_URL = make_url(PG_URL).set(username="schema_search_reader", password="schema_search_reader").render_as_string(
-    hide_password=False
+PG_READER_URL = (
+    make_url(PG_URL)
+    .set(username="schema_search_reader", password="schema_search_reader")
+    .render_as_string(hide_password=False)
 )
 
 # {dir} is the test's own folder, so a write that got through would leave a file there.
@@ -245,10 +247,12 @@ def pg_schema():
         connection.execute(text(f"CREATE TABLE {schema}.orders (order_id INT PRIMARY KEY, note TEXT)"))
         connection.execute(text(f"INSERT INTO {schema}.orders VALUES (1, 'a%b'), (2, 'plain'), (3, NULL)"))
         # A function that writes: to SQL checks it is just a SELECT of a function call.
-        connection.execute(text(
-            f"CREATE FUNCTION {schema}.sneaky() RETURNS int LANGUAGE sql "
-            f"AS 'INSERT INTO {schema}.orders VALUES (99, ''sneaky'') RETURNING 1'"
-        ))  # fmt: skip
+        connection.execute(
+            text(
+                f"CREATE FUNCTION {schema}.sneaky() RETURNS int LANGUAGE sql "
+                f"AS 'INSERT INTO {schema}.orders VALUES (99, ''sneaky'') RETURNING 1'"
+            )
+        )
         connection.execute(text(f"GRANT USAGE ON SCHEMA {schema} TO schema_search_reader"))
         connection.execute(text(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO schema_search_reader"))
     yield engine, schema
@@ -266,8 +270,9 @@ def test_postgres_refuses_a_role_that_could_write_and_names_the_grants(pg_schema
     assert f'GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}"' in refused.value.hint
     assert "schema_search:schema_search@" not in str(refused.value) + refused.value.hint
     # The operator's loud opt-out: the owner's queries run, still in a read-only transaction.
-    result = execute_sql(PG_URL, f"SELECT count(*) FROM {schema}.orders", catalog, max_rows=5, timeout_s=5,
-                         allow_privileged=True)  # fmt: skip
+    result = execute_sql(
+        PG_URL, f"SELECT count(*) FROM {schema}.orders", catalog, max_rows=5, timeout_s=5, allow_privileged=True
+    )
     assert result.rows == [[3]]
 
 
@@ -277,9 +282,13 @@ def test_postgres_runs_read_only_and_the_server_refuses_writes(pg_schema) -> Non
     catalog = sqlalchemy_url.introspect(PG_URL, catalog="pg", db=schema)
     url = PG_READER_URL
     result = execute_sql(
-        url, f"SELECT order_id, note FROM {schema}.orders WHERE note LIKE '%\\%%' ESCAPE '\\' OR note IS NULL "
-        "ORDER BY order_id", catalog, max_rows=10, timeout_s=5,
-    )  # fmt: skip
+        url,
+        f"SELECT order_id, note FROM {schema}.orders WHERE note LIKE '%\\%%' ESCAPE '\\' OR note IS NULL "
+        "ORDER BY order_id",
+        catalog,
+        max_rows=10,
+        timeout_s=5,
+    )
     assert result.rows == [[1, "a%b"], [3, None]]
     assert execute_sql(url, f"SELECT * FROM {schema}.orders", catalog, max_rows=2, timeout_s=5).truncated
     # Unqualified names run too: they are qualified before they reach a pg_catalog-only search path.
@@ -359,8 +368,14 @@ GRANT SELECT ON ALL TABLES IN SCHEMA public TO schema_search_reader;
 def _as_superuser(database: str, sql: str) -> str:
     import subprocess
 
-    done = subprocess.run(["su", "postgres", "-c", f"psql -X -q -tA -v ON_ERROR_STOP=1 -p {make_url(PG_URL).port or 5432} -d {database}"],
-                          input=sql, capture_output=True, text=True, cwd="/", timeout=60)  # fmt: skip
+    done = subprocess.run(
+        ["su", "postgres", "-c", f"psql -X -q -tA -v ON_ERROR_STOP=1 -p {make_url(PG_URL).port or 5432} -d {database}"],
+        input=sql,
+        capture_output=True,
+        text=True,
+        cwd="/",
+        timeout=60,
+    )
     if done.returncode:
         raise RuntimeError(done.stderr.strip())
     return done.stdout
@@ -425,7 +440,9 @@ RUNAWAY_DUCKDB = [
 ]
 
 
-@pytest.mark.parametrize("engine, sql", [("sqlite", s) for s in RUNAWAY_SQLITE] + [("duckdb", s) for s in RUNAWAY_DUCKDB])
+@pytest.mark.parametrize(
+    "engine, sql", [("sqlite", s) for s in RUNAWAY_SQLITE] + [("duckdb", s) for s in RUNAWAY_DUCKDB]
+)
 def test_a_runaway_query_is_stopped_and_the_next_one_runs(shop, duck, engine: str, sql: str) -> None:
     url = shop[0] if engine == "sqlite" else duck[0]
     started = time.monotonic()
@@ -439,8 +456,14 @@ def test_a_runaway_query_is_stopped_and_the_next_one_runs(shop, duck, engine: st
 def test_a_result_past_the_byte_cap_is_stopped(shop) -> None:
     url, _, catalog = shop
     with pytest.raises(QueryStopped, match="larger than 2,000 bytes"):
-        execute_sql(url, "SELECT a.order_id, b.order_id FROM orders a, orders b, orders c, orders d, orders e",
-                    catalog, max_rows=100_000, timeout_s=5, max_bytes=2_000)  # fmt: skip
+        execute_sql(
+            url,
+            "SELECT a.order_id, b.order_id FROM orders a, orders b, orders c, orders d, orders e",
+            catalog,
+            max_rows=100_000,
+            timeout_s=5,
+            max_bytes=2_000,
+        )
 
 
 def test_the_byte_cap_counts_lists_by_their_contents(duck) -> None:

@@ -9,8 +9,14 @@ import pytest
 from schema_search.llm import local
 from schema_search.llm.tool_prompt import parse_calls, plain_messages
 
-SEARCH = {"type": "function", "function": {"name": "search_docs", "description": "Find passages.",
-          "parameters": {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}}}  # fmt: skip
+SEARCH = {
+    "type": "function",
+    "function": {
+        "name": "search_docs",
+        "description": "Find passages.",
+        "parameters": {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
+    },
+}
 
 
 class ScriptedLlama:
@@ -56,19 +62,28 @@ def test_a_tool_call_in_the_reply_comes_back_as_a_litellm_tool_call(scripted):
 
 def test_plain_text_is_the_answer_and_a_broken_call_keeps_its_raw_arguments(scripted):
     scripted("Use CORSMiddleware [S3fa21c].")
-    response = local.litellm.completion(model="local/smollm2", messages=[{"role": "user", "content": "cors?"}], tools=[SEARCH])
-    assert response.choices[0].message.content == "Use CORSMiddleware [S3fa21c]." and not response.choices[0].message.tool_calls
+    response = local.litellm.completion(
+        model="local/smollm2", messages=[{"role": "user", "content": "cors?"}], tools=[SEARCH]
+    )
+    assert (
+        response.choices[0].message.content == "Use CORSMiddleware [S3fa21c]."
+        and not response.choices[0].message.tool_calls
+    )
     text, calls = parse_calls('<tool_call>{"name": "search_docs", "arguments": {...}}</tool_call>', [SEARCH])
     assert text == "" and calls[0]["arguments"].startswith("{")  # the loop answers: arguments are not JSON
 
 
 def test_earlier_calls_and_results_are_written_back_as_plain_turns():
     calls = [{"id": "c1", "type": "function", "function": {"name": "search_docs", "arguments": '{"question": "cors"}'}}]
-    plain = plain_messages([
-        {"role": "system", "content": "Answer from the docs."}, {"role": "user", "content": "cors?"},
-        {"role": "assistant", "content": "", "tool_calls": calls},
-        {"role": "tool", "tool_call_id": "c1", "name": "search_docs", "content": "[S3fa21c] CORS - https://x"},
-    ], [SEARCH])  # fmt: skip
+    plain = plain_messages(
+        [
+            {"role": "system", "content": "Answer from the docs."},
+            {"role": "user", "content": "cors?"},
+            {"role": "assistant", "content": "", "tool_calls": calls},
+            {"role": "tool", "tool_call_id": "c1", "name": "search_docs", "content": "[S3fa21c] CORS - https://x"},
+        ],
+        [SEARCH],
+    )
     assert {m["role"] for m in plain} <= {"system", "user", "assistant"}
     assert plain[0]["content"].startswith("Answer from the docs.") and "Tools:" in plain[0]["content"]
     assert plain[-2]["content"] == '<tool_call>{"name": "search_docs", "arguments": {"question": "cors"}}</tool_call>'
@@ -77,8 +92,12 @@ def test_earlier_calls_and_results_are_written_back_as_plain_turns():
 
 def test_a_conversation_longer_than_the_context_has_its_longest_middle_turn_cut():
     llama = ScriptedLlama("")
-    messages = [{"role": "system", "content": "rules " * 60}, {"role": "user", "content": "result " * 500},
-                {"role": "assistant", "content": "call " * 40}, {"role": "user", "content": "the question"}]  # fmt: skip
+    messages = [
+        {"role": "system", "content": "rules " * 60},
+        {"role": "user", "content": "result " * 500},
+        {"role": "assistant", "content": "call " * 40},
+        {"role": "user", "content": "the question"},
+    ]
     fitted = local.fit(messages, llama, budget=200)
     assert fitted[0] == messages[0] and fitted[-1] == messages[-1]  # instructions and the question stay whole
     assert fitted[1]["content"].endswith(local.CUT)
@@ -105,12 +124,26 @@ def test_the_embedded_model_under_its_grammar_makes_a_valid_call():
     if not local.runtime.installed():
         pytest.skip("the embedded model is not installed")
     local.register(threads=1)
-    submit = {"type": "function", "function": {"name": "submit_sql", "parameters": {"type": "object", "properties": {
-        "sql": {"type": "string", "pattern": '^(SELECT|WITH|select|with) [^"\\\\]{0,60}$'},
-        "explanation": {"type": "string", "maxLength": 40}}, "required": ["sql", "explanation"]}}}  # fmt: skip
+    submit = {
+        "type": "function",
+        "function": {
+            "name": "submit_sql",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "sql": {"type": "string", "pattern": '^(SELECT|WITH|select|with) [^"\\\\]{0,60}$'},
+                    "explanation": {"type": "string", "maxLength": 40},
+                },
+                "required": ["sql", "explanation"],
+            },
+        },
+    }
     response = local.litellm.completion(
-        model="local/smollm2", messages=[{"role": "user", "content": "How many rows does the table orders have?"}],
-        tools=[SEARCH, submit], tool_choice={"type": "function", "function": {"name": "submit_sql"}}, max_tokens=120,
+        model="local/smollm2",
+        messages=[{"role": "user", "content": "How many rows does the table orders have?"}],
+        tools=[SEARCH, submit],
+        tool_choice={"type": "function", "function": {"name": "submit_sql"}},
+        max_tokens=120,
     )
     (call,) = response.choices[0].message.tool_calls
     arguments = json.loads(call.function.arguments)

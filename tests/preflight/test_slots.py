@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 import sqlglot
 
 from schema_search.preflight.slots import Slot, slots
@@ -14,9 +13,15 @@ from schema_search.tables.catalog import Catalog, Column, Table
 SHOP = Catalog(
     "shop",
     (
-        Table("main", "orders", columns=(Column("order_id"), Column("status"), Column("placed_at"), Column("customer_id"))),
+        Table(
+            "main", "orders", columns=(Column("order_id"), Column("status"), Column("placed_at"), Column("customer_id"))
+        ),
         Table("main", "customers", columns=(Column("customer_id"), Column("email"), Column("country"))),
-        Table("main", "products", columns=(Column("product_id"), Column("name"), Column("unit_price"), Column("created_at"))),
+        Table(
+            "main",
+            "products",
+            columns=(Column("product_id"), Column("name"), Column("unit_price"), Column("created_at")),
+        ),
     ),
 )
 PG = Catalog("pg", (Table("public", "orders", columns=(Column("id"), Column("placed_at"), Column("total"))),))
@@ -37,9 +42,11 @@ def test_tables_and_columns_are_listed_once_each_with_aliases_resolved() -> None
     )
     assert [k for k in found if k.startswith("table:")] == ["table:main.orders", "table:main.customers"]
     assert {k for k in found if k.startswith("column:")} == {
-        "column:main.orders.order_id", "column:main.customers.country", "column:main.customers.customer_id",
+        "column:main.orders.order_id",
+        "column:main.customers.country",
+        "column:main.customers.customer_id",
         "column:main.orders.customer_id",
-    }  # fmt: skip
+    }
 
 
 def test_a_value_compared_through_an_alias_a_cte_or_unqualified_gets_the_column_key() -> None:
@@ -68,18 +75,25 @@ def test_between_numbers_is_two_values_and_between_dates_one_period() -> None:
         "SELECT 1 FROM products WHERE unit_price BETWEEN 10 AND 20 AND created_at BETWEEN '2026-01-01' AND '2026-02-01'"
     )
     assert [(s.key, s.literals) for s in found.values() if s.kind == "value"] == [
-        ("value:main.products.unit_price", ["10"]), ("value:main.products.unit_price#2", ["20"]),
-    ]  # fmt: skip
+        ("value:main.products.unit_price", ["10"]),
+        ("value:main.products.unit_price#2", ["20"]),
+    ]
     period = found["time:main.products.created_at"]
     assert (period.operator, period.literals, period.clock) == ("between", ["2026-01-01", "2026-02-01"], False)
 
 
 def test_like_not_like_and_a_comparison_written_backwards() -> None:
     found = by_key("SELECT 1 FROM products p WHERE p.name LIKE '%pan%' AND NOT p.name LIKE 'x%' AND 10 < p.unit_price")
-    assert (found["value:main.products.name"].operator, found["value:main.products.name"].literals) == ("like", ["%pan%"])
+    assert (found["value:main.products.name"].operator, found["value:main.products.name"].literals) == (
+        "like",
+        ["%pan%"],
+    )
     assert found["value:main.products.name#2"].operator == "not like"
     assert found["value:main.products.name#2"].fragment == "NOT p.name LIKE 'x%'"
-    assert (found["value:main.products.unit_price"].operator, found["value:main.products.unit_price"].literals) == (">", ["10"])
+    assert (found["value:main.products.unit_price"].operator, found["value:main.products.unit_price"].literals) == (
+        ">",
+        ["10"],
+    )
 
 
 def test_comparisons_of_two_columns_are_not_value_slots() -> None:
@@ -90,17 +104,41 @@ def test_comparisons_of_two_columns_are_not_value_slots() -> None:
 @pytest.mark.parametrize(
     ("sql", "dialect", "catalog", "key", "clock"),
     [
-        ("SELECT 1 FROM orders o WHERE o.placed_at >= date('now', 'start of month', '-1 month')", "sqlite", SHOP,
-         "time:main.orders.placed_at", True),
-        ("SELECT 1 FROM orders WHERE strftime('%Y', placed_at) = '2026'", "sqlite", SHOP, "time:main.orders.placed_at", False),
+        (
+            "SELECT 1 FROM orders o WHERE o.placed_at >= date('now', 'start of month', '-1 month')",
+            "sqlite",
+            SHOP,
+            "time:main.orders.placed_at",
+            True,
+        ),
+        (
+            "SELECT 1 FROM orders WHERE strftime('%Y', placed_at) = '2026'",
+            "sqlite",
+            SHOP,
+            "time:main.orders.placed_at",
+            False,
+        ),
         ("SELECT 1 FROM orders WHERE placed_at > CURRENT_DATE", "sqlite", SHOP, "time:main.orders.placed_at", True),
-        ("SELECT 1 FROM orders WHERE placed_at >= now() - interval '7 days'", "postgres", PG, "time:public.orders.placed_at", True),
-        ("SELECT 1 FROM orders WHERE placed_at >= date_trunc('month', DATE '2026-10-15')", "postgres", PG,
-         "time:public.orders.placed_at", False),
+        (
+            "SELECT 1 FROM orders WHERE placed_at >= now() - interval '7 days'",
+            "postgres",
+            PG,
+            "time:public.orders.placed_at",
+            True,
+        ),
+        (
+            "SELECT 1 FROM orders WHERE placed_at >= date_trunc('month', DATE '2026-10-15')",
+            "postgres",
+            PG,
+            "time:public.orders.placed_at",
+            False,
+        ),
         ("SELECT julianday('now') - julianday(created_at) FROM products", "sqlite", SHOP, "time:clock", True),
     ],
 )
-def test_date_expressions_are_time_slots_that_say_whether_they_read_the_clock(sql, dialect, catalog, key, clock) -> None:
+def test_date_expressions_are_time_slots_that_say_whether_they_read_the_clock(
+    sql, dialect, catalog, key, clock
+) -> None:
     slot = by_key(sql, catalog, dialect)[key]
     assert slot.kind == "time" and slot.clock is clock
     assert not [s for s in by_key(sql, catalog, dialect).values() if s.kind == "value"]
@@ -141,14 +179,20 @@ def test_glob_regexp_and_similar_to_are_compared_values(sql, dialect, catalog, o
     [
         ("SELECT 1 FROM orders WHERE status IN (SELECT 'paid')", "paid", "status IN (SELECT 'paid')"),
         ("SELECT 1 FROM orders WHERE status = (SELECT 'paid')", "paid", "status = (SELECT 'paid')"),
-        ("WITH x AS (SELECT 'paid' AS n) SELECT COUNT(*) FROM orders JOIN x ON orders.status = x.n", "paid", "'paid' AS n"),
+        (
+            "WITH x AS (SELECT 'paid' AS n) SELECT COUNT(*) FROM orders JOIN x ON orders.status = x.n",
+            "paid",
+            "'paid' AS n",
+        ),
         ("SELECT 1 FROM orders WHERE instr(status, 'aid')", "aid", "INSTR(status, 'aid')"),
         ("SELECT customer_id FROM orders GROUP BY customer_id HAVING COUNT(*) > 3", "3", "COUNT(*) > 3"),
     ],
 )
 def test_a_literal_no_comparison_with_a_column_explains_is_a_slot_of_its_own(sql, literal, fragment) -> None:
     loose = [s for s in by_key(sql).values() if s.key.startswith("literal:")]
-    assert [(s.key, s.kind, s.literals, s.fragment, s.column) for s in loose] == [("literal:1", "value", [literal], fragment, None)]
+    assert [(s.key, s.kind, s.literals, s.fragment, s.column) for s in loose] == [
+        ("literal:1", "value", [literal], fragment, None)
+    ]
     assert loose[0].literal_kind == ("number" if literal.isdigit() else "string")
 
 
@@ -173,36 +217,45 @@ def test_layout_literals_are_not_slots() -> None:
     )
     assert [k for k in found if k.startswith("literal:")] == []
     assert [(s.key, s.literals) for s in found.values() if s.kind in ("value", "time")] == [
-        ("value:main.products.unit_price", ["5"]), ("time:main.products.created_at", []),
-    ]  # fmt: skip
+        ("value:main.products.unit_price", ["5"]),
+        ("time:main.products.created_at", []),
+    ]
 
 
 def test_each_value_slot_says_how_its_literal_was_written() -> None:
     found = by_key("SELECT 1 FROM orders WHERE order_id = '01234' AND customer_id = -7 AND status IN ('a', 'b')")
     assert [(s.literals, s.literal_kind) for s in found.values() if s.kind == "value"] == [
-        (["01234"], "string"), (["-7"], "number"), (["a"], "string"), (["b"], "string"),
-    ]  # fmt: skip
+        (["01234"], "string"),
+        (["-7"], "number"),
+        (["a"], "string"),
+        (["b"], "string"),
+    ]
 
 
 def test_time_slots_carry_each_bound_with_its_operator() -> None:
     found = by_key("SELECT 1 FROM orders o WHERE o.placed_at >= date('2026-10-01') AND NOT o.placed_at >= '2026-11-01'")
     bounds = found["time:main.orders.placed_at"].bounds
     assert [(b.operator, b.literals, b.plain, b.bare, b.anded) for b in bounds] == [
-        (">=", ["2026-10-01"], True, True, True), ("not >=", ["2026-11-01"], True, True, True),
-    ]  # fmt: skip
+        (">=", ["2026-10-01"], True, True, True),
+        ("not >=", ["2026-11-01"], True, True, True),
+    ]
     either = by_key("SELECT 1 FROM orders WHERE placed_at < '2026-10-01' OR date(placed_at, '+1 day') >= '2026-11-01'")
     period = either["time:main.orders.placed_at"]
     assert [(b.plain, b.bare, b.anded) for b in period.bounds] == [(True, True, False), (True, False, False)]
     assert "; " in period.fragment  # not joined with AND: they do not all hold
     days = by_key("SELECT 1 FROM orders WHERE placed_at IN ('2026-10-01', '2026-10-02')")["time:main.orders.placed_at"]
     assert [(b.operator, b.literals) for b in days.bounds] == [("in", ["2026-10-01", "2026-10-02"])]
-    computed = by_key("SELECT 1 FROM orders WHERE placed_at >= date('2026-10-01', '+1 day')")["time:main.orders.placed_at"]
+    computed = by_key("SELECT 1 FROM orders WHERE placed_at >= date('2026-10-01', '+1 day')")[
+        "time:main.orders.placed_at"
+    ]
     assert [b.plain for b in computed.bounds] == [False]
 
 
 def test_a_value_slot_is_outer_only_when_anded_in_the_outermost_filter() -> None:
-    assert by_key("SELECT 1 FROM orders o JOIN customers c ON c.customer_id = o.customer_id AND c.country = 'DE' "
-                  "WHERE o.status = 'paid'")["value:main.orders.status"].outer  # fmt: skip
+    assert by_key(
+        "SELECT 1 FROM orders o JOIN customers c ON c.customer_id = o.customer_id AND c.country = 'DE' "
+        "WHERE o.status = 'paid'"
+    )["value:main.orders.status"].outer
     for sql in [
         "SELECT 1 FROM orders WHERE status = 'paid' OR status = 'refunded'",
         "SELECT 1 FROM orders WHERE NOT (status = 'paid' AND customer_id > 3)",
@@ -240,8 +293,10 @@ def test_time_bounds_outside_the_outermost_filter_are_not_anded(sql: str) -> Non
 
 
 def test_time_bounds_of_different_scopes_are_not_all_anded() -> None:
-    sql = ("SELECT 1 FROM orders o WHERE o.placed_at >= '2026-11-01' AND o.customer_id IN "
-           "(SELECT customer_id FROM orders WHERE placed_at < '2026-12-01')")  # fmt: skip
+    sql = (
+        "SELECT 1 FROM orders o WHERE o.placed_at >= '2026-11-01' AND o.customer_id IN "
+        "(SELECT customer_id FROM orders WHERE placed_at < '2026-12-01')"
+    )
     assert [b.anded for b in by_key(sql)["time:main.orders.placed_at"].bounds] == [True, False]
 
 
@@ -262,7 +317,9 @@ def test_time_bounds_of_different_scopes_are_not_all_anded() -> None:
         ("substr(placed_at, 2, 7)", "2026-10", False),
     ],
 )
-def test_a_time_bound_is_precise_only_on_the_column_or_an_allowlisted_wrapper(side: str, literal: str, precise: bool) -> None:
+def test_a_time_bound_is_precise_only_on_the_column_or_an_allowlisted_wrapper(
+    side: str, literal: str, precise: bool
+) -> None:
     found = by_key(f"SELECT 1 FROM orders WHERE {side} = '{literal}'")
     assert [b.precise for b in found["time:main.orders.placed_at"].bounds] == [precise]
 
@@ -291,8 +348,10 @@ def test_numbers_in_calls_and_byte_strings_and_inner_limits_are_literal_slots(sq
 
 
 def test_layout_positions_of_calls_are_not_slots() -> None:
-    found = by_key("SELECT ROUND(AVG(unit_price), 2), COUNT(1) FROM products WHERE substr(name, 1, 3) = 'Pro' "
-                   "AND ROUND(unit_price, 1) > 5")  # fmt: skip
+    found = by_key(
+        "SELECT ROUND(AVG(unit_price), 2), COUNT(1) FROM products WHERE substr(name, 1, 3) = 'Pro' "
+        "AND ROUND(unit_price, 1) > 5"
+    )
     assert not [k for k in found if k.startswith("literal:")]
 
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 import schema_search.preflight.verdicts as verdicts
+from schema_search.errors import QueryFailed
+from schema_search.preflight.checklist import preflight
 from schema_search.preflight.gate import Gate, GateConfig
 from schema_search.preflight.probe import ProbeResult
-from schema_search.preflight.checklist import preflight
-from schema_search.errors import QueryFailed
 from schema_search.preflight.verdicts import VerdictLog, approve
 from schema_search.tables.catalog import Catalog, Column, Table
 
@@ -91,7 +91,14 @@ def test_a_database_url_and_its_password_never_reach_the_log(tmp_path: Path) -> 
     with pytest.raises(QueryFailed):
         tools.execute_sql(SQL, QUESTION, approval=ready.verdict)
     text = (tmp_path / "verdicts.jsonl").read_text()
-    assert [json.loads(line)["event"] for line in text.splitlines()] == ["verdict", "verdict", "refused", "verdict", "verdict", "refused"]
+    assert [json.loads(line)["event"] for line in text.splitlines()] == [
+        "verdict",
+        "verdict",
+        "refused",
+        "verdict",
+        "verdict",
+        "refused",
+    ]
     for secret in (url, "s3cret-Pw", "reader:", "postgresql://"):
         assert secret not in text
         assert secret not in " ".join(ready.checklist.warnings)
@@ -112,23 +119,31 @@ def test_stored_values_shown_in_a_question_are_not_logged(tmp_path: Path) -> Non
     text = path.read_text()
     assert "shipped" not in text and "refunded" not in text
     logged = json.loads(text)["unknowns"][0]
-    assert logged == {"key": "value:main.orders.status", "options": 3,
-                      "question": "'archived' for orders.status: the question does not say it; stored values are: "
-                                  "[3 stored values] — which value is meant?"}  # fmt: skip
+    assert logged == {
+        "key": "value:main.orders.status",
+        "options": 3,
+        "question": "'archived' for orders.status: the question does not say it; stored values are: "
+        "[3 stored values] — which value is meant?",
+    }
 
 
 def test_an_approval_of_sql_that_reads_the_clock_holds_for_its_day_only(tmp_path: Path) -> None:
     log = VerdictLog(tmp_path / "verdicts.jsonl")
     clock = "SELECT COUNT(*) FROM orders WHERE placed_at >= date('now', 'start of month', '-1 month')"
-    december = datetime(2026, 12, 2, 9, 0, tzinfo=timezone.utc)
+    december = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
     approved = checklist(clock, "How many orders last month?", defaults={"timezone": "Europe/Berlin"}, now=december)
     assert approved.status == "ready"
     log.record(approved)
-    later_that_day = checklist(clock, "How many orders last month?", defaults={"timezone": "Europe/Berlin"},
-                               now=december.replace(hour=20))  # fmt: skip
+    later_that_day = checklist(
+        clock, "How many orders last month?", defaults={"timezone": "Europe/Berlin"}, now=december.replace(hour=20)
+    )
     assert approve(log, approved.verdict, later_that_day) is None
-    january = checklist(clock, "How many orders last month?", defaults={"timezone": "Europe/Berlin"},
-                        now=datetime(2027, 1, 5, 9, 0, tzinfo=timezone.utc))  # fmt: skip
+    january = checklist(
+        clock,
+        "How many orders last month?",
+        defaults={"timezone": "Europe/Berlin"},
+        now=datetime(2027, 1, 5, 9, 0, tzinfo=UTC),
+    )
     why = approve(log, approved.verdict, january)
     assert why.startswith("The approval is void: slot time:main.orders.placed_at was approved as ")
     assert "today 2026-12-02" in why and "today 2027-01-05" in why
@@ -142,7 +157,9 @@ def test_another_process_finds_a_verdict_in_the_file(tmp_path: Path) -> None:
         "import sys; from pathlib import Path; from schema_search.preflight.verdicts import VerdictLog; "
         "print(VerdictLog(Path(sys.argv[1])).find(sys.argv[2])['status'])"
     )
-    found = subprocess.run([sys.executable, "-c", code, str(path), ready.verdict], capture_output=True, text=True, check=True)
+    found = subprocess.run(
+        [sys.executable, "-c", code, str(path), ready.verdict], capture_output=True, text=True, check=True
+    )
     assert found.stdout.strip() == "ready"
 
 

@@ -71,7 +71,10 @@ def test_hostile_sql_is_refused(sql: str, dialect: str) -> None:
     ("sql", "expected"),
     [
         ("SELECT 1; DROP TABLE orders", "Only one statement is allowed; found 2."),
-        ("WITH g AS (DELETE FROM orders RETURNING *) SELECT * FROM g", "Only read-only queries are allowed; found DELETE."),
+        (
+            "WITH g AS (DELETE FROM orders RETURNING *) SELECT * FROM g",
+            "Only read-only queries are allowed; found DELETE.",
+        ),
         ("SELECT * INTO t2 FROM orders", "Only read-only queries are allowed; found SELECT ... INTO."),
         ("SELECT FROM WHERE", "The SQL does not parse as sqlite"),
     ],
@@ -115,17 +118,25 @@ def test_valid_queries_pass(sql: str) -> None:
         ("SELECT * FROM ordrs", [("unknown_table", "ordrs", ["main.orders"])]),
         ("SELECT * FROM main.ordrs", [("unknown_table", "main.ordrs", ["main.orders"])]),
         ("SELECT emial FROM customers", [("unknown_column", "emial", ["customers.email"])]),
-        ("SELECT o.totl, o.nope FROM orders o", [
-            ("unknown_column", "o.totl", ["o.total"]), ("unknown_column", "o.nope", []),
-        ]),
+        (
+            "SELECT o.totl, o.nope FROM orders o",
+            [
+                ("unknown_column", "o.totl", ["o.total"]),
+                ("unknown_column", "o.nope", []),
+            ],
+        ),
         ("SELECT x.order_id FROM orders o", [("unknown_table", "x", ["o"])]),
-        ("SELECT status FROM orders o JOIN customers c ON c.customer_id = o.customer_id",
-         [("ambiguous_column", "status", ["o.status", "c.status"])]),
+        (
+            "SELECT status FROM orders o JOIN customers c ON c.customer_id = o.customer_id",
+            [("ambiguous_column", "status", ["o.status", "c.status"])],
+        ),
         ("SELECT d.y FROM (SELECT order_id AS x FROM orders) d", [("unknown_column", "d.y", ["d.x"])]),
-        ("SELECT c.emial FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE c.emial IS NULL)",
-         [("unknown_column", "c.emial", ["c.email"])]),
+        (
+            "SELECT c.emial FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE c.emial IS NULL)",
+            [("unknown_column", "c.emial", ["c.email"])],
+        ),
     ],
-)  # fmt: skip
+)
 def test_unknown_and_ambiguous_names_with_closest_real_ones(sql: str, issues: list) -> None:
     validation = validate_sql(sql, "sqlite", SHOP)
     assert not validation.ok
@@ -140,7 +151,9 @@ def test_tables_read_and_normalised_sql() -> None:
 
 
 def test_a_bare_name_in_several_schemas_is_ambiguous() -> None:
-    two = Catalog("two", (Table("crm", "notes", columns=(Column("id"),)), Table("support", "notes", columns=(Column("id"),))))
+    two = Catalog(
+        "two", (Table("crm", "notes", columns=(Column("id"),)), Table("support", "notes", columns=(Column("id"),)))
+    )
     validation = validate_sql("SELECT id FROM notes", "postgres", two)
     assert [(i.kind, i.suggestions) for i in validation.issues] == [("ambiguous_table", ["crm.notes", "support.notes"])]
     assert validate_sql("SELECT id FROM crm.notes", "postgres", two).ok
@@ -173,7 +186,9 @@ def test_catalog_dialect(source: dict, dialect: str | None) -> None:
 def test_dialect_names_from_sqlalchemy_and_overlong_sql() -> None:
     assert validate_sql("SELECT total FROM orders", "PostgreSQL", SHOP).dialect == "postgres"
     too_long = "SELECT " + "1 + " * 30_000 + "1"
-    assert validate_sql(too_long, "sqlite", SHOP).errors == [f"The SQL is {len(too_long)} characters long; the limit is 100000."]
+    assert validate_sql(too_long, "sqlite", SHOP).errors == [
+        f"The SQL is {len(too_long)} characters long; the limit is 100000."
+    ]
 
 
 # A CTE named like a table outside the catalog must not let the query read that table.
@@ -232,12 +247,18 @@ def test_functions_outside_the_allowlist_are_refused_by_name(sql: str, dialect: 
 def test_built_in_functions_questions_need_pass_in_each_dialect() -> None:
     catalog = tiny_catalog()
     for dialect, sql in [
-        ("postgres", "SELECT date_trunc('month', now()), coalesce(name, ''), count(*) FILTER (WHERE id > 1), "
-                     "string_agg(name, ','), EXTRACT(year FROM now()) FROM crm.accounts GROUP BY 1, 2"),
-        ("sqlite", "SELECT strftime('%Y', 'now'), iif(id > 1, 'a', 'b'), substr(name, 1, 2), instr(name, 'a'), "
-                   "julianday('now') - julianday('2020-01-01'), CAST(id AS REAL), round(avg(id), 2) FROM accounts"),
+        (
+            "postgres",
+            "SELECT date_trunc('month', now()), coalesce(name, ''), count(*) FILTER (WHERE id > 1), "
+            "string_agg(name, ','), EXTRACT(year FROM now()) FROM crm.accounts GROUP BY 1, 2",
+        ),
+        (
+            "sqlite",
+            "SELECT strftime('%Y', 'now'), iif(id > 1, 'a', 'b'), substr(name, 1, 2), instr(name, 'a'), "
+            "julianday('now') - julianday('2020-01-01'), CAST(id AS REAL), round(avg(id), 2) FROM accounts",
+        ),
         ("duckdb", "SELECT year(now()), list_contains([1], 1), string_split(name, ' '), median(id) FROM crm.accounts"),
-    ]:  # fmt: skip
+    ]:
         validation = validate_sql(sql, dialect, catalog)
         assert validation.ok, (dialect, validation.errors)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from schema_search.tools.citations import Ledgers
 from schema_search.structured.placeholders import Placeholders
+from schema_search.tools.citations import Ledgers
 
 
 def test_exact_values_of_every_shape_are_masked() -> None:

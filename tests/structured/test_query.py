@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from schema_search.errors import QueryFailed, QueryRefused
-from schema_search.errors import InvalidInput, NotStructured
+from schema_search.errors import InvalidInput, NotStructured, QueryFailed, QueryRefused
 from schema_search.structured import engine
 from schema_search.structured.collection import Collection
 from schema_search.structured.jsonquery import compile_query
@@ -271,7 +270,10 @@ def test_json_form_null_and_wildcards_mean_what_they_say(notes_collection: Colle
 
 
 def test_a_cte_named_documents_cannot_forge_citations(peps_collection: Collection) -> None:
-    forged = run(peps_collection, "WITH documents AS (SELECT 'S612076' AS source_id, 'fake' AS title) SELECT title FROM documents")
+    forged = run(
+        peps_collection,
+        "WITH documents AS (SELECT 'S612076' AS source_id, 'fake' AS title) SELECT title FROM documents",
+    )
     assert forged.rows == [["fake"]] and forged.source_ids is None
     union = "WITH documents AS (SELECT source_id FROM documents LIMIT 1 UNION ALL SELECT 'x') SELECT count(*) FROM documents"
     assert run(peps_collection, union).counted is None

@@ -47,7 +47,9 @@ def test_an_unstoppable_query_is_killed_and_the_next_one_runs(workspace: Workspa
 
 def test_refusals_and_errors_cross_the_process_boundary_as_themselves(workspace: Workspace) -> None:
     with pytest.raises(QueryRefused, match="No table pg_settings"):
-        workspace.corpora.query("peps", QueryRequest(sql="WITH pg_settings AS (SELECT * FROM pg_settings) SELECT * FROM pg_settings"))
+        workspace.corpora.query(
+            "peps", QueryRequest(sql="WITH pg_settings AS (SELECT * FROM pg_settings) SELECT * FROM pg_settings")
+        )
     with pytest.raises(QueryRefused, match="lpad|pad"):  # a string of any length in one call: not allowed
         workspace.corpora.query("peps", QueryRequest(sql="SELECT length(lpad('x', 2000000000, 'y'))"))
     with pytest.raises(QueryFailed, match="The query failed"):
@@ -56,7 +58,9 @@ def test_refusals_and_errors_cross_the_process_boundary_as_themselves(workspace:
 
 def test_no_spill_file_is_written_where_the_server_runs(workspace: Workspace, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    sql = "SELECT a.title || b.source_id AS k, count(*) AS n FROM documents a, documents b GROUP BY k ORDER BY n LIMIT 1"
+    sql = (
+        "SELECT a.title || b.source_id AS k, count(*) AS n FROM documents a, documents b GROUP BY k ORDER BY n LIMIT 1"
+    )
     workspace.corpora.query("peps", QueryRequest(sql=sql))
     assert os.listdir(tmp_path) == []
 
@@ -65,7 +69,9 @@ def test_oversized_or_absurdly_nested_requests_are_refused_unsent(workspace: Wor
     from schema_search.errors import InvalidInput, PayloadTooLarge
 
     with pytest.raises(PayloadTooLarge):
-        workspace.corpora.query("peps", QueryRequest(sql="SELECT count(*) FROM documents WHERE title = '" + "x" * 2_000_000 + "'"))
+        workspace.corpora.query(
+            "peps", QueryRequest(sql="SELECT count(*) FROM documents WHERE title = '" + "x" * 2_000_000 + "'")
+        )
     deep: list = ["x"]
     for _ in range(5000):
         deep = [deep]

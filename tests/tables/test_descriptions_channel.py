@@ -14,7 +14,10 @@ GENERIC = "This table contains information about the {name} and stores records w
 
 def _described(catalog: Catalog, text: str | None = None) -> Catalog:
     tables = tuple(
-        replace(t, description=Description(text or GENERIC.format(name=t.name), "fake", "v1", "2026-12-01", t.content_hash()))
+        replace(
+            t,
+            description=Description(text or GENERIC.format(name=t.name), "fake", "v1", "2026-12-01", t.content_hash()),
+        )
         for t in catalog.tables
     )
     return replace(catalog, tables=tables)
@@ -48,5 +51,8 @@ def test_a_description_that_says_something_new_is_heard(tmp_path):
     lists = next(t for t in catalog.tables if t.name == "contact_lists")
     saved = replace(lists, description=Description("Saved audiences for newsletter mailings.", "fake", "v1", "", ""))
     workspace.catalogs.index_catalog(replace(catalog, tables=tuple(saved if t is lists else t for t in catalog.tables)))
-    assert workspace.catalogs.searcher("rich").channels.novelty("newsletter audiences", ["descriptions"])["descriptions"] > 0.5
+    assert (
+        workspace.catalogs.searcher("rich").channels.novelty("newsletter audiences", ["descriptions"])["descriptions"]
+        > 0.5
+    )
     assert _ranked(workspace, "rich", "newsletter audiences")[0][0] == "crm.contact_lists"

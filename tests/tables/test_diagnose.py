@@ -32,7 +32,9 @@ def test_words_spread_by_descriptions_are_flagged_after_not_before():
     assert store.collapsed and not any(rows[("store", f)].collapsed for f in ("names", "text", "body"))
     assert store.idf_after == pytest.approx(diagnose.idf(n, n)) and store.idf_after < store.idf_before
     warnings = result.warnings()
-    assert any("'stores' (term 'store')" in w and "descriptions documents after enrichment (before: 0)" in w for w in warnings)
+    assert any(
+        "'stores' (term 'store')" in w and "descriptions documents after enrichment (before: 0)" in w for w in warnings
+    )
     assert not any("'amount'" in w for w in warnings)  # in 1 of 5 documents: still telling
 
 

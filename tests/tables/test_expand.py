@@ -44,7 +44,12 @@ def test_entity_completion_brings_up_a_referenced_table_after_the_leaders():
     order = ["invoices", "lines", "taxes", "notes", "credits", "x", "y", "accounts"]
     out = complete_entities(order, REFERENCES, among=4, window=10)
     assert out[:6] == [
-        ("invoices", False), ("lines", False), ("taxes", False), ("notes", False), ("accounts", True), ("credits", False)
+        ("invoices", False),
+        ("lines", False),
+        ("taxes", False),
+        ("notes", False),
+        ("accounts", True),
+        ("credits", False),
     ]
     assert [t for t, _ in out].count("accounts") == 1 and len(out) == len(order)
 

@@ -17,7 +17,9 @@ from schema_search.workspace import Workspace
 from ..conftest import SAMPLES
 
 LEGACY = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_home"
-QUESTIONS = [json.loads(line)["question"] for line in (SAMPLES / "shop_cases.jsonl").read_text().splitlines() if line.strip()]
+QUESTIONS = [
+    json.loads(line)["question"] for line in (SAMPLES / "shop_cases.jsonl").read_text().splitlines() if line.strip()
+]
 
 
 def test_a_previous_release_catalog_opens_and_answers_exactly_as_a_fresh_index(tmp_path):

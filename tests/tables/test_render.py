@@ -40,7 +40,9 @@ def test_every_benchmark_table_renders_as_ddl_that_parses(benchmark):
 
 
 def test_an_unknown_type_is_said_so_and_the_ddl_still_parses():
-    view = Table("main", "v", "view", columns=(Column("n"), Column("id", "INT"), Column("total", comment="Sum of lines")))
+    view = Table(
+        "main", "v", "view", columns=(Column("n"), Column("id", "INT"), Column("total", comment="Sum of lines"))
+    )
     ddl = create_table_sql(view)
     assert "TEXT" not in ddl
     assert "  n,  -- type unknown\n" in ddl and "  total  -- type unknown; Sum of lines\n" in ddl

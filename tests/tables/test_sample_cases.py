@@ -54,7 +54,10 @@ def test_entity_tables_the_question_names_are_brought_up(crm):
 
 
 def test_verbatim_identifiers_are_pinned_first(crm):
-    for question, table in (("what is in v_pmpm for the gold plan?", "analytics.v_pmpm"), ("rows in ecm_template_link", "marketing.ecm_template_link")):
+    for question, table in (
+        ("what is in v_pmpm for the gold plan?", "analytics.v_pmpm"),
+        ("rows in ecm_template_link", "marketing.ecm_template_link"),
+    ):
         first = crm.catalogs.search("crm", question, 5).candidates[0]
         assert (first.table, first.pinned) == (table, True)
 
@@ -78,7 +81,11 @@ def test_benchmark_style_questions_are_never_off_topic(crm):
 def test_single_table_crm_cases_hit_in_top_5(crm):
     single = [c for c in _cases("crm_cases.jsonl") if len(c["gold_tables"]) == 1]
     assert single
-    misses = [c["question"] for c in single if c["gold_tables"][0] not in {x.table for x in crm.catalogs.search("crm", c["question"], 5).candidates}]
+    misses = [
+        c["question"]
+        for c in single
+        if c["gold_tables"][0] not in {x.table for x in crm.catalogs.search("crm", c["question"], 5).candidates}
+    ]
     assert len(misses) <= len(single) // 3, misses
 
 
@@ -116,5 +123,10 @@ def test_value_hints_find_the_table_that_holds_a_named_value(tmp_path):
         live, _ = _recall(workspace, "live", cases, k=10)
         ddl, _ = _recall(workspace, "ddl", cases, k=10)
         assert live >= 0.72 and live >= ddl + 0.08, (live, ddl)
-        found = {c.table: c for c in workspace.catalogs.search("live", "Which Nordwind Logistics deals are sitting in Negotiation?", 10).candidates}
+        found = {
+            c.table: c
+            for c in workspace.catalogs.search(
+                "live", "Which Nordwind Logistics deals are sitting in Negotiation?", 10
+            ).candidates
+        }
         assert "crm.accounts" in found and found["crm.accounts"].matched_values, list(found)

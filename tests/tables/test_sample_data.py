@@ -131,7 +131,9 @@ def test_off_topic_questions_are_plain_and_off_topic(crm_catalog):
     def singular(word):
         return word[:-1] if word.endswith("s") and len(word) > 3 else word
 
-    table_words = {singular(w) for t in crm_catalog.tables + shop.tables for w in _words(t.name.replace("_", " ")) if len(w) > 2}
+    table_words = {
+        singular(w) for t in crm_catalog.tables + shop.tables for w in _words(t.name.replace("_", " ")) if len(w) > 2
+    }
     for question in questions:
         clash = {singular(w) for w in _words(question) - STOPWORDS} & table_words
         assert not clash, (question, clash)
@@ -162,7 +164,14 @@ def test_crm_data_loads_on_crm_sql(sample_db):
 
         counts = {
             t: scalar(f"SELECT count(*) FROM {t}")
-            for t in ("crm.accounts", "crm.contacts", "crm.opportunities", "billing.invoices", "support.tickets", "health.members")
+            for t in (
+                "crm.accounts",
+                "crm.contacts",
+                "crm.opportunities",
+                "billing.invoices",
+                "support.tickets",
+                "health.members",
+            )
         }
         assert counts == {
             "crm.accounts": 32,
@@ -172,16 +181,32 @@ def test_crm_data_loads_on_crm_sql(sample_db):
             "support.tickets": 34,
             "health.members": 19,
         }
-        tables = connection.exec_driver_sql(
-            "SELECT table_schema || '.' || table_name FROM information_schema.tables "
-            "WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')"
-        ).scalars().all()
+        tables = (
+            connection.exec_driver_sql(
+                "SELECT table_schema || '.' || table_name FROM information_schema.tables "
+                "WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')"
+            )
+            .scalars()
+            .all()
+        )
         assert len(tables) == 212
         empty = [t for t in tables if not scalar(f"SELECT EXISTS (SELECT 1 FROM {t})")]
         assert not empty, empty
-        for view in ("analytics.v_pmpm", "analytics.v_mrr", "analytics.v_open_ar", "analytics.v_pipeline_by_stage",
-                     "analytics.v_csat_by_agent", "health.v_active_members", "crm.v_account_primary_contact"):
+        for view in (
+            "analytics.v_pmpm",
+            "analytics.v_mrr",
+            "analytics.v_open_ar",
+            "analytics.v_pipeline_by_stage",
+            "analytics.v_csat_by_agent",
+            "health.v_active_members",
+            "crm.v_account_primary_contact",
+        ):
             assert scalar(f"SELECT count(*) FROM {view}") > 0, view
-        assert scalar("SELECT count(*) FROM crm.accounts WHERE account_name IN ('xmagnet', 'Acme Ltd', 'Acme GmbH', 'Nordwind Logistics')") == 4
+        assert (
+            scalar(
+                "SELECT count(*) FROM crm.accounts WHERE account_name IN ('xmagnet', 'Acme Ltd', 'Acme GmbH', 'Nordwind Logistics')"
+            )
+            == 4
+        )
         # The identity sequences were moved past the explicit ids: a plain insert gets a fresh one.
         assert scalar("INSERT INTO crm.tags (tag_name) VALUES ('probe') RETURNING tag_id") > 8

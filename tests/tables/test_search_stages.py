@@ -57,10 +57,15 @@ def test_entity_completion_marks_the_referenced_table_added():
     rankings = {"body": ["invoices", "lines", "taxes", "notes", "credits", "accounts"]}
     result = rank_tables(rankings, SearchConfig({"body": 1.0}, graph_boost=0.0), k=5, references=references)
     assert [(r.id, r.added) for r in result.ranked] == [
-        ("invoices", False), ("lines", False), ("taxes", False), ("notes", False), ("accounts", True)
+        ("invoices", False),
+        ("lines", False),
+        ("taxes", False),
+        ("notes", False),
+        ("accounts", True),
     ]
-    off = rank_tables(rankings, SearchConfig({"body": 1.0}, graph_boost=0.0, complete_entities=False), k=5,
-                      references=references)
+    off = rank_tables(
+        rankings, SearchConfig({"body": 1.0}, graph_boost=0.0, complete_entities=False), k=5, references=references
+    )
     assert "accounts" not in [r.id for r in off.ranked]
 
 

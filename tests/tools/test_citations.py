@@ -15,7 +15,10 @@ def test_known_ids_resolve_and_are_counted_in_order_of_first_use() -> None:
     ledger = ledger_with(Source("T3fa21c", "table", "billing.invoices"), Source("T1b2c3d", "table", "crm.accounts"))
     report = ledger.resolve("Join [T1b2c3d] to [T3fa21c]; amounts are in [T3FA21C].")
     assert report.text == "Join [crm.accounts] to [billing.invoices]; amounts are in [billing.invoices]."
-    assert [(c.id, c.ref, c.count) for c in report.cited] == [("T1b2c3d", "crm.accounts", 1), ("T3fa21c", "billing.invoices", 2)]
+    assert [(c.id, c.ref, c.count) for c in report.cited] == [
+        ("T1b2c3d", "crm.accounts", 1),
+        ("T3fa21c", "billing.invoices", 2),
+    ]
     assert report.ok and report.fabricated == []
 
 
@@ -78,7 +81,10 @@ def test_an_id_issued_to_another_session_resolves_and_is_reported_apart_from_one
     # A stateless HTTP client: its search and its resolve_citations are two sessions.
     ledgers = Ledgers()
     ledgers("search-call").record(
-        [Source("T3fa21c", "table", "main.orders"), Source("S00beef", "document", "https://wiki.example/refunds/#w", "Refunds")]
+        [
+            Source("T3fa21c", "table", "main.orders"),
+            Source("S00beef", "document", "https://wiki.example/refunds/#w", "Refunds"),
+        ]
     )
     report = ledgers("resolve-call").resolve("See [T3fa21c], [S00beef], [Tdeadbe] and https://wiki.example/refunds/.")
     assert report.text == (

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from schema_search.settings import Settings
+from schema_search.tables.catalog import Catalog, Column, ForeignKey, Table, source_id
 from schema_search.tools.citations import Ledger
 from schema_search.tools.fence import fence
 from schema_search.tools.tables import WIDE_TABLE_COLUMNS, SchemaTools, SearchTablesResult, search_text, table_text
-from schema_search.settings import Settings
-from schema_search.tables.catalog import Catalog, Column, ForeignKey, Table, source_id
 from schema_search.workspace import Workspace
 
 
@@ -51,7 +51,10 @@ def test_every_piece_of_schema_text_is_inside_a_fence(tmp_path: Path) -> None:
     tools = wide_tools(tmp_path)
     text = table_text(tools.get_table("billing.invoices", Ledger()))
     assert text.index('<schema-data origin="database DDL and comments">') < text.index("CREATE TABLE billing.invoices")
-    assert fence("a <SCHEMA-DATA origin=x> b", "model") == '<schema-data origin="model">\na &lt;SCHEMA-DATA origin=x> b\n</schema-data>'
+    assert (
+        fence("a <SCHEMA-DATA origin=x> b", "model")
+        == '<schema-data origin="model">\na &lt;SCHEMA-DATA origin=x> b\n</schema-data>'
+    )
 
 
 def test_off_topic_questions_say_so() -> None:
@@ -74,6 +77,6 @@ def test_stored_values_the_question_names_are_shown_inside_the_fence(tmp_path: P
     assert [m.model_dump() for m in hit.matched_values] == [{"column": "priority", "values": ["urgent", "O'Neil"]}]
     assert "priority TEXT" in hit.ddl and "attribute_00" not in hit.ddl  # a wide table shows the matched column
     text = search_text(result)
-    fenced = text[text.index("<schema-data"):text.index("</schema-data>")]
+    fenced = text[text.index("<schema-data") : text.index("</schema-data>")]
     assert "-- stored value: priority = 'urgent'\n-- stored value: priority = 'O''Neil'" in fenced
     assert "normal" not in text  # only the values the question names, never the whole sample

@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 
 import pytest
 import uvicorn
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request, Route, sync_playwright
 from starlette.applications import Starlette
 from starlette.routing import Mount
-from playwright.sync_api import Browser, ConsoleMessage, Page, Request, Route, sync_playwright
 
 from schema_search.describe.run import describe_and_index
 from schema_search.http import create_app

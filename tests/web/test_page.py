@@ -69,7 +69,9 @@ def test_search_shows_channel_ranks_and_the_distance_scale(tab: Tab):
     assert channels["dense"] is not None
     for channel in ("names", "text", "body", "dense"):
         rank = channels[channel]
-        expect(found.locator(f"[data-channel={channel}] .channel-rank")).to_have_text("–" if rank is None else f"#{rank}")
+        expect(found.locator(f"[data-channel={channel}] .channel-rank")).to_have_text(
+            "–" if rank is None else f"#{rank}"
+        )
     expect(found.get_by_test_id("why")).to_contain_text(f"#{channels['dense']} in dense")
     expect(found.locator("mark").first).to_be_visible()  # the question's words marked
     # Why it is where it is, in numbers: each channel's weight / (k + rank), the API's.
@@ -90,7 +92,12 @@ def test_search_shows_channel_ranks_and_the_distance_scale(tab: Tab):
     expect(unrelated).to_contain_text(f"unrelated text {api['unrelated_distance']:.2f}")
     assert page.locator("[data-testid=distance-scale]").count() == 1
     expect(markers).to_have_count(len(api["candidates"]))
-    x = {m["table"]: m["x"] for m in markers.evaluate_all("ms => ms.map(m => ({table: m.dataset.table, x: +m.querySelector('circle').getAttribute('cx')}))")}
+    x = {
+        m["table"]: m["x"]
+        for m in markers.evaluate_all(
+            "ms => ms.map(m => ({table: m.dataset.table, x: +m.querySelector('circle').getAttribute('cx')}))"
+        )
+    }
     unrelated_x = float(unrelated.locator("line").get_attribute("x1"))
     by_distance = sorted(api["candidates"], key=lambda c: c["distance"])
     assert [c["table"] for c in by_distance] == sorted(x, key=x.get)
@@ -131,7 +138,9 @@ def test_table_view_shows_foreign_keys_in_the_graph_and_the_list(tab: Tab):
     # The search's context: the neighbours that were in its results are marked, and only those.
     nodes = graph.locator("[data-testid=graph-node]")
     expect(nodes.first).to_be_visible()
-    drawn = nodes.evaluate_all("ns => ns.map(n => [n.dataset.table, n.dataset.inResults === 'true', n.getAttribute('aria-label')])")
+    drawn = nodes.evaluate_all(
+        "ns => ns.map(n => [n.dataset.table, n.dataset.inResults === 'true', n.getAttribute('aria-label')])"
+    )
     marked = {t for t, on, _ in drawn if on}
     assert marked and marked == {t for t, _, _ in drawn} & in_results
     assert all(("in the results" in label) == on for _, on, label in drawn)
@@ -181,7 +190,9 @@ SHIFTS_SO_FAR = """() => {
 }"""
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 360, "height": 780}], ids=["desktop", "phone"])
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1280, "height": 900}, {"width": 360, "height": 780}], ids=["desktop", "phone"]
+)
 def test_nothing_jumps_between_searches_and_views(tab: Tab):
     """Results, an off-topic notice, other results and a table view replace each other with
     nothing on screen moving: the layout-shift score stays under 0.02 (0.1 is Web Vitals' "good")."""
@@ -202,7 +213,9 @@ def test_nothing_jumps_between_searches_and_views(tab: Tab):
     go(search_hash("catalog", "crm", CAMPAIGN_QUESTION))
     answered(page, CAMPAIGN_QUESTION)
     expect(page.locator("[data-nav=search]")).to_have_attribute("aria-current", "page")
-    assert nav.evaluate_all("as => as.map(a => a.getBoundingClientRect().x)") == at_sources  # the current item does not widen
+    assert (
+        nav.evaluate_all("as => as.map(a => a.getBoundingClientRect().x)") == at_sources
+    )  # the current item does not widen
     with_results = page.evaluate(starts)
     go(search_hash("catalog", "crm", OFF_TOPIC))
     answered(page, OFF_TOPIC)
@@ -314,7 +327,9 @@ def test_a_read_key_is_asked_for_kept_for_the_tab_and_sent(locked_tab: Tab):
     page = locked_tab.open("#/sources")
     key = page.get_by_label("Read key", exact=True)
     expect(key).to_be_visible()
-    expect(page.get_by_test_id("read-key-kept")).to_contain_text("cookie sent only to /v1/eval, until the browser closes")
+    expect(page.get_by_test_id("read-key-kept")).to_contain_text(
+        "cookie sent only to /v1/eval, until the browser closes"
+    )
     # A key a header cannot carry is refused in the form, before fetch would throw on it.
     key.fill("ключ")
     key.press("Enter")

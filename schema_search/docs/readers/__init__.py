@@ -6,8 +6,8 @@ a person can act on when a file cannot be read; the caller turns it into a warni
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..corpus import ParsedDocument
 from .docx import read_docx

@@ -58,7 +58,7 @@ def header_block(text: str) -> tuple[Fields, str]:
     lines = text.lstrip("\ufeff").split("\n")
     pairs: list[list[str]] = []
     end = 0
-    for end, line in enumerate(lines):
+    for end, line in enumerate(lines):  # noqa: B007 - where the header ends is read after the loop
         if not line.strip():
             break
         match = _HEADER_LINE.match(line.rstrip("\r"))

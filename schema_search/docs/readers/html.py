@@ -12,7 +12,28 @@ from ..corpus import ParsedDocument
 from .outline import Outline
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "nav", "header", "footer", "head"}
-_BLOCKS = {"p", "li", "dd", "dt", "td", "th", "blockquote", "div", "section", "article", "main", "tr", "caption", "figcaption", "br", "table", "ul", "ol", "dl", "body"}
+_BLOCKS = {
+    "p",
+    "li",
+    "dd",
+    "dt",
+    "td",
+    "th",
+    "blockquote",
+    "div",
+    "section",
+    "article",
+    "main",
+    "tr",
+    "caption",
+    "figcaption",
+    "br",
+    "table",
+    "ul",
+    "ol",
+    "dl",
+    "body",
+}
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 
 

@@ -60,7 +60,12 @@ def read_markdown(text: str) -> ParsedDocument:
             outline.heading(len(atx.group(1)), title, anchor)
             continue
         setext = _SETEXT.match(line)
-        if setext and len(paragraph) == 1 and "|" not in paragraph[0] and not paragraph[0].lstrip().startswith(("-", "*", ">")):
+        if (
+            setext
+            and len(paragraph) == 1
+            and "|" not in paragraph[0]
+            and not paragraph[0].lstrip().startswith(("-", "*", ">"))
+        ):
             title, anchor = _anchor(paragraph.pop())
             outline.heading(1 if setext.group(1)[0] == "=" else 2, title, anchor)
             continue
@@ -73,9 +78,7 @@ def read_markdown(text: str) -> ParsedDocument:
     end_paragraph()
     if code:  # an unclosed fence runs to the end of the file, as CommonMark says
         outline.block("\n".join(code), code=True)
-    return ParsedDocument(
-        title=outline.title, sections=outline.sections(), fields=fields, url=_first(fields, "url")
-    )
+    return ParsedDocument(title=outline.title, sections=outline.sections(), fields=fields, url=_first(fields, "url"))
 
 
 def _anchor(heading: str) -> tuple[str, str | None]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval.csr.__main__ import main
 from eval.csr import transcript
+from eval.csr.__main__ import main
 from eval.csr.judge import JudgeNotReady, make_judge
 
 from .test_score import conversation
@@ -18,9 +18,13 @@ from .test_score import conversation
 def folder(tmp_path: Path) -> Path:
     out = tmp_path / "run"
     out.mkdir()
-    transcript.append(out, conversation("Refunds over 500 euros need approval from finance [Sa7d4b7]. See <b>[S0badd1]</b>."))
+    transcript.append(
+        out, conversation("Refunds over 500 euros need approval from finance [Sa7d4b7]. See <b>[S0badd1]</b>.")
+    )
     transcript.append(out, conversation("The docs do not cover steak.", gold=(), question_id="off1"))
-    transcript.append(out, conversation("Finance approves [https://handbook.example.com/policies/refunds/].", cite="urls"))
+    transcript.append(
+        out, conversation("Finance approves [https://handbook.example.com/policies/refunds/].", cite="urls")
+    )
     return out
 
 
@@ -28,7 +32,9 @@ def test_score_writes_json_and_an_html_page_with_marked_citations(folder: Path, 
     figures, page = tmp_path / "s.json", tmp_path / "r.html"
     assert main(["score", str(folder), "--judge", "none", "--json", str(figures), "--report", str(page)]) == 0
     out = capsys.readouterr().out
-    assert "judge: none  (no judge: claims unchecked, CSR not computed" in out and "agent / ids minus agent / urls" in out
+    assert (
+        "judge: none  (no judge: claims unchecked, CSR not computed" in out and "agent / ids minus agent / urls" in out
+    )
     scored = json.loads(figures.read_text())
     assert scored["metric"] == "gold_cited" and len(scored["conversations"]) == 3
     html = page.read_text()
@@ -54,8 +60,18 @@ def test_bad_input_is_one_clear_error(argv, message, capsys):
 def test_an_unknown_corpus_fails_before_any_server_starts(tmp_path: Path, capsys):
     questions = tmp_path / "q.jsonl"
     questions.write_text('{"question": "a?", "gold_urls": []}\n')
-    argv = ["--home", str(tmp_path / "home"), "run", str(questions), "--corpus", "nope", "--model", "local/smollm2",
-            "--out", str(tmp_path / "out")]  # fmt: skip
+    argv = [
+        "--home",
+        str(tmp_path / "home"),
+        "run",
+        str(questions),
+        "--corpus",
+        "nope",
+        "--model",
+        "local/smollm2",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     assert main(argv) == 2
     assert "nope" in capsys.readouterr().err and not (tmp_path / "out").exists()
 

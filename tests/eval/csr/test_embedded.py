@@ -25,11 +25,34 @@ def test_two_questions_end_to_end_with_the_embedded_model(
     )
     out = tmp_path / "run"
     home = ["--home", str(handbook_workspace.settings.home)]
-    assert main([*home, "run", str(questions), "--corpus", "handbook", "--model", "local/smollm2",
-                 "--cite", "ids", "--max-turns", "3", "--temperature", "0", "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                *home,
+                "run",
+                str(questions),
+                "--corpus",
+                "handbook",
+                "--model",
+                "local/smollm2",
+                "--cite",
+                "ids",
+                "--max-turns",
+                "3",
+                "--temperature",
+                "0",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     conversations = [json.loads(line) for line in (out / "transcripts.jsonl").read_text().splitlines()]
     assert sorted((c["question_id"], c["pipeline"]) for c in conversations) == [
-        ("refund", "agent"), ("refund", "single-shot"), ("steak", "agent"), ("steak", "single-shot")
+        ("refund", "agent"),
+        ("refund", "single-shot"),
+        ("steak", "agent"),
+        ("steak", "single-shot"),
     ]
     for c in conversations:
         assert c["model"] == "local/smollm2" and any(e["kind"] == "model" for e in c["events"])
@@ -39,13 +62,19 @@ def test_two_questions_end_to_end_with_the_embedded_model(
 
     capsys.readouterr()
     report, figures = tmp_path / "report.html", tmp_path / "score.json"
-    assert main([*home, "score", str(out), "--judge", "local/smollm2", "--json", str(figures), "--report", str(report)]) == 0
+    assert (
+        main([*home, "score", str(out), "--judge", "local/smollm2", "--json", str(figures), "--report", str(report)])
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "judge: local/smollm2" in printed and "CSR [95% CI]" in printed
     scored = json.loads(figures.read_text())
     assert scored["judge"] == "local/smollm2" and len(scored["conversations"]) == 4
     assert {(c["pipeline"], c["cite"], c["run"]) for c in scored["configs"]} == {
-        ("single-shot", "ids", 1), ("single-shot", "ids", None), ("agent", "ids", 1), ("agent", "ids", None)
+        ("single-shot", "ids", 1),
+        ("single-shot", "ids", None),
+        ("agent", "ids", 1),
+        ("agent", "ids", None),
     }
     page = report.read_text()
     assert "<h1>Citation survival</h1>" in page and "Who has to approve a refund of 800 euros?" in page

@@ -15,12 +15,21 @@ def cited(text: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ("详见https://x.dev/a。然后设置，https://x.dev/b，好的", [("bare_url", "https://x.dev/a"), ("bare_url", "https://x.dev/b")]),
+        (
+            "详见https://x.dev/a。然后设置，https://x.dev/b，好的",
+            [("bare_url", "https://x.dev/a"), ("bare_url", "https://x.dev/b")],
+        ),
         ("Visit **https://x.dev/a**.", [("bare_url", "https://x.dev/a")]),
         ("Press [Tab] or [Seed] to go on.", []),
         ("Cut short [S3fa2] or lower-cased [s3fa21c].", [("id", "S3fa2"), ("id", "s3fa21c")]),
-        ("Run `curl http://127.0.0.1:8000/docs` then\n```\nhttp://localhost:8000\n```\nsee [S3fa21c].", [("id", "S3fa21c")]),
-        ("See [the guide](https://x.dev/a \"Guide\") and (https://x.dev/b).", [("markdown", "https://x.dev/a"), ("bare_url", "https://x.dev/b")]),
+        (
+            "Run `curl http://127.0.0.1:8000/docs` then\n```\nhttp://localhost:8000\n```\nsee [S3fa21c].",
+            [("id", "S3fa21c")],
+        ),
+        (
+            'See [the guide](https://x.dev/a "Guide") and (https://x.dev/b).',
+            [("markdown", "https://x.dev/a"), ("bare_url", "https://x.dev/b")],
+        ),
     ],
 )
 def test_citation_forms(text, expected):

@@ -34,7 +34,11 @@ def scripted(**kwargs):
     messages = kwargs["messages"]
     question = messages[1]["content"]
     if kwargs.get("tools") and not any(m["role"] == "tool" for m in messages):
-        call = {"id": "c1", "type": "function", "function": {"name": "search_docs", "arguments": json.dumps({"question": question, "k": 3})}}
+        call = {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "search_docs", "arguments": json.dumps({"question": question, "k": 3})},
+        }
         return reply(calls=[call])
     if "steak" in question:
         return reply("The documentation does not cover that.")
@@ -52,8 +56,15 @@ def stdio_env(monkeypatch, handbook_workspace: Workspace) -> Path:
 
 
 def config(home: Path, **kw) -> RunConfig:
-    return RunConfig(corpus="handbook", model="scripted", pipelines=kw.pop("pipelines", ["single-shot", "agent"]),
-                     cites=kw.pop("cites", ["ids", "urls"]), home=home, k=3, **kw)  # fmt: skip
+    return RunConfig(
+        corpus="handbook",
+        model="scripted",
+        pipelines=kw.pop("pipelines", ["single-shot", "agent"]),
+        cites=kw.pop("cites", ["ids", "urls"]),
+        home=home,
+        k=3,
+        **kw,
+    )
 
 
 def test_both_pipelines_and_styles_through_stdio_mcp_into_transcripts(stdio_env: Path, tmp_path: Path):
@@ -91,10 +102,16 @@ def test_both_pipelines_and_styles_through_stdio_mcp_into_transcripts(stdio_env:
 
 def test_a_model_that_never_answers_has_given_up(stdio_env: Path, tmp_path: Path):
     def searches_forever(**kwargs):
-        call = {"id": "c", "type": "function", "function": {"name": "search_docs", "arguments": '{"question": "refund"}'}}
+        call = {
+            "id": "c",
+            "type": "function",
+            "function": {"name": "search_docs", "arguments": '{"question": "refund"}'},
+        }
         return reply(calls=[call])
 
-    (c,) = run(QUESTIONS[:1], config(stdio_env, pipelines=["agent"], cites=["ids"], max_turns=2), tmp_path, searches_forever)
+    (c,) = run(
+        QUESTIONS[:1], config(stdio_env, pipelines=["agent"], cites=["ids"], max_turns=2), tmp_path, searches_forever
+    )
     assert c.gave_up and c.answer == "" and c.error is None
     assert [e.kind for e in c.events] == ["model", "tool", "model", "tool"]
 
@@ -137,10 +154,23 @@ def test_a_running_streamable_http_server(stdio_env: Path, tmp_path: Path):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "schema_search.cli", "--home", str(stdio_env), "mcp", "--corpus", "handbook",
-         "--transport", "http", "--port", str(port)],
-        env=dict(os.environ), stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "schema_search.cli",
+            "--home",
+            str(stdio_env),
+            "mcp",
+            "--corpus",
+            "handbook",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+        ],
+        env=dict(os.environ),
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -150,10 +180,17 @@ def test_a_running_streamable_http_server(stdio_env: Path, tmp_path: Path):
             except OSError:
                 time.sleep(0.3)
         url = f"http://127.0.0.1:{port}/mcp"
-        (c,) = run(QUESTIONS[:1], config(stdio_env, mcp_url=url, cites=["ids"], pipelines=["agent"]), tmp_path, scripted)
+        (c,) = run(
+            QUESTIONS[:1], config(stdio_env, mcp_url=url, cites=["ids"], pipelines=["agent"]), tmp_path, scripted
+        )
         assert c.server == url and not c.error and re.search(r"\[S[0-9a-f]{6}\]", c.answer)
         with pytest.raises(InvalidInput, match="shows passages by ids"):
-            run(QUESTIONS[:1], config(stdio_env, mcp_url=url, cites=["urls"], pipelines=["single-shot"]), tmp_path, scripted)
+            run(
+                QUESTIONS[:1],
+                config(stdio_env, mcp_url=url, cites=["urls"], pipelines=["single-shot"]),
+                tmp_path,
+                scripted,
+            )
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -163,7 +200,9 @@ def test_an_unreachable_server_is_a_clear_error(tmp_path: Path):
     from eval.csr.runner import ServerUnreachable
 
     with pytest.raises(ServerUnreachable, match="127.0.0.1:9/mcp"):
-        run(QUESTIONS[:1], config(tmp_path, mcp_url="http://127.0.0.1:9/mcp", cites=["ids"]), tmp_path / "out", scripted)
+        run(
+            QUESTIONS[:1], config(tmp_path, mcp_url="http://127.0.0.1:9/mcp", cites=["ids"]), tmp_path / "out", scripted
+        )
 
 
 def test_a_folder_holds_one_model(tmp_path: Path):
@@ -203,7 +242,11 @@ def test_a_server_that_dies_stops_the_run_instead_of_feeding_errors_to_the_model
                 continue
             if b"schema_search.cli" in cmdline and str(stdio_env).encode() in cmdline:
                 os.kill(int(pid), signal.SIGKILL)
-        call = {"id": "c", "type": "function", "function": {"name": "search_docs", "arguments": '{"question": "refund"}'}}
+        call = {
+            "id": "c",
+            "type": "function",
+            "function": {"name": "search_docs", "arguments": '{"question": "refund"}'},
+        }
         return reply(calls=[call])
 
     with pytest.raises(ServerUnreachable, match="closed the connection"):

@@ -11,27 +11,46 @@ from eval.csr.transcript import Conversation, ModelCall, ToolCall
 REFUNDS = "https://handbook.example.com/policies/refunds/"
 ONCALL = "https://handbook.example.com/oncall/"
 PASSAGES = [
-    {"source_id": "Sa7d4b7", "url": REFUNDS + "#approval", "title": "Refunds",
-     "text": "Refunds over 500 euros need approval from finance."},
+    {
+        "source_id": "Sa7d4b7",
+        "url": REFUNDS + "#approval",
+        "title": "Refunds",
+        "text": "Refunds over 500 euros need approval from finance.",
+    },
     {"source_id": "S00beef", "url": ONCALL, "title": "On-call", "text": "The on-call engineer rotates weekly."},
-]  # fmt: skip
+]
 
 
 def search_result(passages=PASSAGES) -> ToolCall:
-    lines = [f"[{p['source_id']}] {p['title']} - {p['url']}\n<document-data>{p['text']}</document-data>" for p in passages]
+    lines = [
+        f"[{p['source_id']}] {p['title']} - {p['url']}\n<document-data>{p['text']}</document-data>" for p in passages
+    ]
     return ToolCall(
-        name="search_docs", arguments={"question": "refunds"}, text="\n".join(lines) or "Nothing relates.",
-        structured={"passages": passages}, seconds=0.1,
-    )  # fmt: skip
+        name="search_docs",
+        arguments={"question": "refunds"},
+        text="\n".join(lines) or "Nothing relates.",
+        structured={"passages": passages},
+        seconds=0.1,
+    )
 
 
 def conversation(answer: str, *, cite="ids", gold=(REFUNDS,), passages=PASSAGES, **kw) -> Conversation:
     return Conversation(
-        question_id=kw.pop("question_id", "q1"), question="Who approves a refund of 800 euros?", gold_urls=list(gold),
-        pipeline=kw.pop("pipeline", "agent"), cite=cite, run=kw.pop("run", 1), model="scripted", server="test",
-        events=[search_result(passages), ModelCall(sent=3, reply={"role": "assistant", "content": answer}, seconds=0.1)],
-        answer=answer, **kw,
-    )  # fmt: skip
+        question_id=kw.pop("question_id", "q1"),
+        question="Who approves a refund of 800 euros?",
+        gold_urls=list(gold),
+        pipeline=kw.pop("pipeline", "agent"),
+        cite=cite,
+        run=kw.pop("run", 1),
+        model="scripted",
+        server="test",
+        events=[
+            search_result(passages),
+            ModelCall(sent=3, reply={"role": "assistant", "content": answer}, seconds=0.1),
+        ],
+        answer=answer,
+        **kw,
+    )
 
 
 def overlap_complete(**kwargs):
@@ -54,7 +73,9 @@ def scored(answer: str, **kw):
 def test_a_supported_id_citation_survives():
     s = scored("Refunds over 500 euros need approval from finance [Sa7d4b7].")
     assert s.presence and s.adherent and not s.fabricated
-    assert [(m.form, m.traced, m.url, m.verdict) for m in s.mentions] == [("id", True, REFUNDS + "#approval", "supported")]
+    assert [(m.form, m.traced, m.url, m.verdict) for m in s.mentions] == [
+        ("id", True, REFUNDS + "#approval", "supported")
+    ]
     assert s.csr == 1.0 and s.gold_cited == 1.0 and not s.retrieval_failure
 
 
@@ -106,7 +127,13 @@ def test_a_citation_after_the_full_stop_cites_the_sentence_before():
 def test_a_gold_page_never_retrieved_is_a_retrieval_failure_left_out_of_csr():
     s = scored("The on-call engineer rotates weekly [S00beef].", passages=PASSAGES[1:])
     assert s.retrieval_failure and s.csr is None and s.gold_cited is None
-    report = score([conversation("x", passages=PASSAGES[1:]), conversation("Refunds over 500 euros need approval from finance [Sa7d4b7].", question_id="q2")], JUDGE)
+    report = score(
+        [
+            conversation("x", passages=PASSAGES[1:]),
+            conversation("Refunds over 500 euros need approval from finance [Sa7d4b7].", question_id="q2"),
+        ],
+        JUDGE,
+    )
     pooled = next(c for c in report.configs if c.run is None)
     assert pooled.retrieval_failures == 1 and pooled.csr.n == 1 and pooled.csr.mean == 1.0
 
@@ -144,7 +171,14 @@ def test_configurations_and_a_robust_comparison():
         for cite, answer in (("ids", good), ("urls", "Finance approves it."))
     ]
     report = score(conversations, JUDGE)
-    assert {(c.cite, c.run) for c in report.configs} == {("ids", 1), ("ids", 2), ("ids", None), ("urls", 1), ("urls", 2), ("urls", None)}
+    assert {(c.cite, c.run) for c in report.configs} == {
+        ("ids", 1),
+        ("ids", 2),
+        ("ids", None),
+        ("urls", 1),
+        ("urls", 2),
+        ("urls", None),
+    }
     (comparison,) = report.comparisons
     assert comparison.a == "agent / ids" and comparison.pooled.mean == 1.0 and comparison.robust
     assert set(comparison.per_run) == {1, 2}
@@ -159,8 +193,15 @@ def test_copying_the_notices_example_id_is_fabricated():
 def test_what_tools_echo_back_is_not_a_trace():
     # resolve_citations repeats the answer's IDs and URLs; that does not make them shown.
     c = conversation("Refunds over 500 euros need approval from finance [Sdeadbe] [https://fake.example/z].")
-    c.events.append(ToolCall(name="resolve_citations", arguments={"text": c.answer}, seconds=0.1,
-                             text="[unverified: Sdeadbe] https://fake.example/z", structured={"fabricated": ["Sdeadbe"]}))
+    c.events.append(
+        ToolCall(
+            name="resolve_citations",
+            arguments={"text": c.answer},
+            seconds=0.1,
+            text="[unverified: Sdeadbe] https://fake.example/z",
+            structured={"fabricated": ["Sdeadbe"]},
+        )
+    )
     assert score_conversation(c, JUDGE).fabricated == ["Sdeadbe", "https://fake.example/z"]
 
 
@@ -171,8 +212,13 @@ def test_a_page_only_linked_from_a_passage_is_shown_but_not_retrieved():
 
 
 def test_a_citation_opening_the_next_sentence_cites_the_one_before():
-    s = scored("Refunds over 500 euros need approval from finance. [Sa7d4b7] The on-call engineer rotates weekly. [S00beef]")
-    assert [(m.target, m.claim, m.verdict) for m in s.mentions] == [("Sa7d4b7", 0, "supported"), ("S00beef", 1, "supported")]
+    s = scored(
+        "Refunds over 500 euros need approval from finance. [Sa7d4b7] The on-call engineer rotates weekly. [S00beef]"
+    )
+    assert [(m.target, m.claim, m.verdict) for m in s.mentions] == [
+        ("Sa7d4b7", 0, "supported"),
+        ("S00beef", 1, "supported"),
+    ]
 
 
 def test_a_closing_source_list_vouches_for_the_sentences_above():
@@ -181,10 +227,18 @@ def test_a_closing_source_list_vouches_for_the_sentences_above():
 
 
 def test_a_url_citation_is_judged_chunk_by_chunk():
-    chunks = [{"source_id": f"S00000{i}", "url": REFUNDS + f"#part{i}", "title": "Refunds",
-               "text": "Unrelated filler. " * 300 if i else "Refunds over 500 euros need approval from finance."}
-              for i in range(3)]  # fmt: skip
-    s = scored(f"Refunds over 500 euros need approval from finance [{REFUNDS}].", cite="urls", passages=list(reversed(chunks)))
+    chunks = [
+        {
+            "source_id": f"S00000{i}",
+            "url": REFUNDS + f"#part{i}",
+            "title": "Refunds",
+            "text": "Unrelated filler. " * 300 if i else "Refunds over 500 euros need approval from finance.",
+        }
+        for i in range(3)
+    ]
+    s = scored(
+        f"Refunds over 500 euros need approval from finance [{REFUNDS}].", cite="urls", passages=list(reversed(chunks))
+    )
     assert s.mentions[0].verdict == "supported"
 
 

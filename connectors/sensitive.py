@@ -188,7 +188,9 @@ _SSN = re.compile(r"^\d{3}-\d{2}-\d{4}$")
 _IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}(/\d{1,2})?$")
 _IPV6 = re.compile(r"^(?=.*::|(.*:){4})[0-9a-f:]{2,39}(/\d{1,3})?$", re.I)
 _DATE = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})\b")
-_EMAIL = re.compile(r"[^\s@<>()]+@[^\s@<>()]+\.[a-z]{2,}", re.I)
+# Bounded as addresses are (64 characters before the @, 253 after): unbounded, a search tried
+# from every character scanned to the end of the value, and a 60 KB value held a worker 27.7 s.
+_EMAIL = re.compile(r"[^\s@<>()]{1,64}@[^\s@<>()]{1,253}\.[a-z]{2,63}", re.I)
 _DIGIT_RUN = re.compile(r"\+?\d[\d ().-]{5,}\d")
 
 
@@ -218,7 +220,7 @@ def value_kind(value: str) -> str | None:
         return NEVER  # a payment card number
     if _IBAN.match(compact.upper()) or _SSN.match(text) or _IPV4.match(text) or _IPV6.match(text) or _DATE.match(text):
         return NEVER
-    if _EMAIL.search(text):
+    if "@" in text and _EMAIL.search(text):
         return CONTACT
     if any(sum(c.isdigit() for c in run) >= 7 for run in _DIGIT_RUN.findall(text)):
         return CONTACT  # a phone number (or a number as long as one, which is no hint either)

@@ -39,7 +39,7 @@ class ChunkResult(BaseModel):
 
 
 class DocsSearchRequest(BaseModel):
-    question: str = Field(description="The question, in plain language.")
+    question: str = Field(pattern=r"\S", description="The question, in plain language.")
     k: int | None = Field(None, description="How many passages at most (default from settings).")
 
 

@@ -65,7 +65,7 @@ def read_corpus(
         raise SourceError(f"{folder} is not a folder.", hint="Give the folder that holds the documents.")
     _check_template(url_template)
     warnings: list[str] = []
-    selected = _select(folder, warnings)
+    selected = _select(folder, warnings, upload=origin is not None)
     ids = IdAllocator()
     documents: list[Document] = []
     chunks: list[Chunk] = []
@@ -93,8 +93,9 @@ def read_corpus(
         chunks.extend(_chunks(name, relative, document, parsed, chunking, ids))
     warnings[:0] = unreadable
     if not documents:
+        # An upload's folder is the server's own scratch space: its name is no business of the client.
         raise SourceError(
-            f"No readable document under {folder}.",
+            f"No readable document {'in the upload' if origin else f'under {folder}'}.",
             hint=(f"First problem: {warnings[0]}. " if warnings else "")
             + f"Supported files: {', '.join(sorted(readers.FORMATS))}.",
         )
@@ -107,14 +108,14 @@ def read_corpus(
     return Corpus(name, tuple(documents), tuple(chunks), source, tuple(warnings), texts)
 
 
-def _select(folder: Path, warnings: list[str]) -> list[tuple[Path, dict[str, Any]]]:
+def _select(folder: Path, warnings: list[str], upload: bool = False) -> list[tuple[Path, dict[str, Any]]]:
     """The files to read, each with its manifest record (empty without a manifest)."""
     files = sorted(
         p
         for p in folder.rglob("*")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
     )
-    records = _manifest(folder)
+    records = _manifest(folder, upload)
     if records is None:
         unsupported = [p for p in files if not readers.supported(p)]
         if unsupported:
@@ -145,11 +146,12 @@ def _select(folder: Path, warnings: list[str]) -> list[tuple[Path, dict[str, Any
     return sorted(chosen.items(), key=lambda pair: pair[0])
 
 
-def _manifest(folder: Path) -> list[dict[str, Any]] | None:
+def _manifest(folder: Path, upload: bool = False) -> list[dict[str, Any]] | None:
     path = folder / MANIFEST
     if not path.is_file():
         return None
     records = []
+    shown = MANIFEST if upload else path  # an upload's scratch folder is the server's business alone
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -157,14 +159,15 @@ def _manifest(folder: Path) -> list[dict[str, Any]] | None:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise SourceError(
-                f"{path}, line {number}: not JSON ({error.msg}).",
+                f"{shown}, line {number}: not JSON ({error.msg}).",
                 hint='Each line: {"path": ..., "url": ..., "title": ...}.',
             ) from None
         if not isinstance(record, dict) or not isinstance(record.get("path"), str):
             raise SourceError(
-                f'{path}, line {number}: no "path".', hint='Each line: {"path": ..., "url": ..., "title": ...}.'
+                f'{shown}, line {number}: no "path".', hint='Each line: {"path": ..., "url": ..., "title": ...}.'
             )
-        records.append(record)
+        # JSON's \ud83d escapes decode to lone surrogates too
+        records.append({key: readers.well_formed(v) if isinstance(v, str) else v for key, v in record.items()})
     return records
 
 

@@ -16,11 +16,15 @@ Two attacks need only a web page the user visits, no key, on a server at 127.0.0
 
 A request with neither ``Sec-Fetch-Site`` nor ``Origin`` is not from a browser page
 (curl, MCP clients, SDKs) and is not checked: those clients choose what they send.
+Names are compared whole (``localhost:8000.evil.example`` is not ``localhost``), and a
+browser's request that repeats ``Host``, ``Origin`` or ``Sec-Fetch-Site`` is refused: a
+browser sends each once, and two values would be judged by whichever came first.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
@@ -36,16 +40,28 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 OWN_FETCH_SITES = frozenset({"same-origin", "none"})
 
 
+_PORT = re.compile(r"[0-9]{1,5}")
+
+
 def host_name(host: str) -> str:
     """The name in a ``Host`` header or an origin's netloc, lower-case, without port or brackets.
+    Anything after the name that is not a port keeps the whole text, which no allowed name equals.
 
     >>> host_name("127.0.0.1:8000"), host_name("[::1]:8000"), host_name("Search.Example.com")
     ('127.0.0.1', '::1', 'search.example.com')
+    >>> host_name("localhost:8000.evil.example"), host_name("[::1]x")
+    ('localhost:8000.evil.example', '[::1]x')
     """
     host = host.strip().lower()
     if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host[1:]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        name, bracket, rest = host[1:].partition("]")
+        if bracket and (not rest or (rest[0] == ":" and _PORT.fullmatch(rest[1:]))):
+            return name
+        return host
+    if host.count(":") == 1:
+        name, _, port = host.partition(":")
+        return name if _PORT.fullmatch(port) else host
+    return host
 
 
 def same_origin(origin: str, host: str) -> bool:
@@ -110,6 +126,8 @@ class BrowserGuard:
         site, origin, host = headers.get("sec-fetch-site"), headers.get("origin"), headers.get("host", "")
         if site is None and origin is None:
             return None  # not a browser page's request
+        if len(headers.getlist("host")) > 1:
+            return HostNotAllowed("The request names its host twice.", hint="Send one Host header.")
         if self.hosts is not None and host_name(host) not in self.hosts:
             return HostNotAllowed(
                 f"This server does not answer browsers that reach it as {host_name(host)!r}.",
@@ -118,7 +136,8 @@ class BrowserGuard:
             )
         if scope["method"] in SAFE:
             return None
-        own = site in OWN_FETCH_SITES if site is not None else same_origin(origin or "", host)
+        doubled = len(headers.getlist("sec-fetch-site")) > 1 or len(headers.getlist("origin")) > 1
+        own = not doubled and (site in OWN_FETCH_SITES if site is not None else same_origin(origin or "", host))
         if own:
             return None
         return CrossOriginWrite(

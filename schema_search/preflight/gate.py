@@ -66,9 +66,10 @@ class CitedTable(BaseModel):
 class ExecuteRequest(BaseModel):
     """One ``execute_sql`` call over HTTP: the same arguments as the MCP tool's."""
 
-    sql: str = Field(description="One read-only query, as validate_sql accepts it.")
+    sql: str = Field(pattern=r"\S", description="One read-only query, as validate_sql accepts it.")
     question: str = Field(
-        description="The user's question, in their words: what the checklist tells apart from what the SQL assumes."
+        pattern=r"\S",
+        description="The user's question, in their words: what the checklist tells apart from what the SQL assumes.",
     )
     approval: str | None = Field(
         None, description="The verdict id of a ready checklist the user agreed to; leave out to get the checklist."

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import SqlglotError
+from sqlglot.errors import ErrorLevel, SqlglotError
 
 # One expression per entry; `a`, `b` are columns, `d` a date, `j` JSON, `l` a list.
 _COMMON = """
@@ -60,6 +60,7 @@ json_extract(j, '$.x') | j -> 'x' | j ->> 'x' | json_array_length(j) | jsonb_arr
 jsonb_typeof(j) | json_extract_path_text(j, 'x') | jsonb_extract_path_text(j, 'x')
 unnest(l) | len(l) | array_length(l) | array_length(l, 1) | cardinality(l) | array_to_string(l, ',') | list(a)
 list_contains(l, 'x') | list_has_any(l, ['x']) | list_sort(l) | list_distinct(l) | flatten(l) | list_count(l)
+list_transform(l, x -> x) | regexp_extract_all(a, 'x')
 array_contains(l, 'x') | a = ANY(l) | l[1]
 a AND b OR NOT c | a BETWEEN 1 AND 2 | a IN (1, 2) | a LIKE 'x' | a ILIKE 'x' | a NOT LIKE 'x' | a GLOB 'x'
 a SIMILAR TO 'x' | a ~ 'x' | a IS NULL | a || b | -a + b * c / d - e % 2 | a = b | a <> b | a < b | a <= b
@@ -80,16 +81,49 @@ def function_name(function: exp.Func) -> str:
 def allowed_functions(dialect: str | None) -> frozenset[str]:
     """The names of the functions SQL in ``dialect`` may call.
 
+    Only what the dialect writes back as it was written: the statement that runs is the one
+    regenerated from the checked tree, so an entry sqlglot cannot regenerate in ``dialect``
+    (``to_char`` for SQLite), or regenerates into functions of no entry (DuckDB has no
+    ``initcap``: it is written as a ``list_transform`` over a lambda, itself an entry), is not
+    part of its list.
+
     >>> {"count", "substring", "cast"} <= allowed_functions("sqlite")
     True
     >>> "pg_read_file" in allowed_functions("postgres"), "randomblob" in allowed_functions("sqlite")
     (False, False)
+    >>> "to_number" in allowed_functions("postgres"), "to_number" in allowed_functions("sqlite")
+    (True, False)
     """
-    names: set[str] = set()
+    entries: list[tuple[set[str], set[str]]] = []  # (functions written, functions regenerated)
     for entry in _ENTRIES:
         try:
             tree = sqlglot.parse_one(f"SELECT {entry} FROM t", read=dialect)
         except (SqlglotError, ValueError):
             continue  # not this dialect's syntax: not part of its list
-        names.update(function_name(f) for f in tree.find_all(exp.Func))
-    return frozenset(names)
+        try:
+            again = sqlglot.parse_one(tree.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE), read=dialect)
+        except Exception:  # noqa: BLE001 - sqlglot cannot write it in this dialect, however it fails
+            continue
+        entries.append(
+            ({function_name(f) for f in tree.find_all(exp.Func)}, {function_name(f) for f in again.find_all(exp.Func)})
+        )
+    while True:  # drop entries whose regeneration needs functions no kept entry allows, until none is left
+        names = set().union(*(written for written, _ in entries))
+        kept = [(written, again) for written, again in entries if again <= names]
+        if len(kept) == len(entries):
+            return frozenset(names)
+        entries = kept
+
+
+@lru_cache(maxsize=1)
+def _anywhere() -> frozenset[str]:
+    return frozenset().union(*(allowed_functions(d) for d in (None, "postgres", "duckdb", "sqlite", "mysql")))
+
+
+def allowed_somewhere(name: str) -> bool:
+    """Whether ``name`` is on the list of some dialect: refused in another, it is missing there, not dangerous.
+
+    >>> allowed_somewhere("to_number"), allowed_somewhere("pg_sleep")
+    (True, False)
+    """
+    return name in _anywhere()

@@ -18,7 +18,7 @@ from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from ..errors import first_line
-from .functions import allowed_functions, function_name
+from .functions import allowed_functions, allowed_somewhere, function_name
 from .names import identifier_key
 
 # Longer SQL is refused unparsed: no answer to a question needs it, and parsing costs.
@@ -249,6 +249,11 @@ def built_in_functions(tree: exp.Expression, dialect: str | None) -> str | None:
             )
         if name not in allowed:
             written = function.sql(dialect=dialect).split("(")[0].strip().lower() or name
+            if allowed_somewhere(name):  # allowed in another dialect: this one has no such function
+                return (
+                    f"The function {name}() is not one {dialect} runs as written (it would be rewritten into "
+                    "other functions, or has no counterpart there): write it with the dialect's own functions."
+                )
             return (
                 f"The function {written}() is not allowed: queries may call only built-in functions without side "
                 "effects (aggregates, string, number, date and JSON functions, CASE, CAST)."

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, PrivateAttr
 from sqlglot import exp
+from sqlglot.errors import ErrorLevel, SqlglotError
 
+from ..errors import first_line
 from ..tables.catalog import Catalog, Table
 from .columns import checked_columns
 from .names import NameIssue, TableResolver
@@ -130,10 +132,16 @@ def _validate(sql: str, dialect: str | None, catalog: Catalog) -> Validation:
         column_issues, column_warnings = checked_columns(tree, resolved, dialect)
         issues += column_issues
         warnings += column_warnings
+    try:
+        # What runs is this text: refused rather than written back as something else.
+        regenerated = tree.sql(dialect=dialect, comments=False, unsupported_level=ErrorLevel.RAISE)
+    except SqlglotError as error:
+        message = f"The SQL cannot be written back as {dialect or 'generic SQL'} exactly: {first_line(error)}"
+        return Validation(ok=False, dialect=dialect, sql=None, tables=[], errors=[message], issues=[], warnings=[])
     validation = Validation(
         ok=not issues,
         dialect=dialect,
-        sql=tree.sql(dialect=dialect, comments=False),
+        sql=regenerated,
         tables=sorted({t.id for t in resolved.values()}),
         errors=[],
         issues=issues,

@@ -50,7 +50,9 @@ class FieldsResponse(BaseModel):
 class QueryRequest(BaseModel):
     """Either ``sql`` (one SELECT) or ``query`` (the JSON form), not both."""
 
-    sql: str | None = Field(None, description="One read-only SELECT over the collection's tables (DuckDB SQL).")
+    sql: str | None = Field(
+        None, pattern=r"\S", description="One read-only SELECT over the collection's tables (DuckDB SQL)."
+    )
     query: dict[str, Any] | None = Field(
         None,
         description='The JSON form: {"table", "select", "filter": [[column, op, value]], "group_by", "count", '

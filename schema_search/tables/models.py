@@ -102,7 +102,8 @@ class TableCandidate(BaseModel):
 
 
 class SearchRequest(BaseModel):
-    question: str = Field(description="The question, in plain language.")
+    # Not blank: the schema says what the server refuses (a request the schema allows is answered).
+    question: str = Field(pattern=r"\S", description="The question, in plain language.")
     k: int | None = Field(None, description="How many candidates at most (default from settings).")
 
 

@@ -28,15 +28,19 @@ def checklist_text(checklist: Checklist) -> str:
     lines.append(
         fence("\n".join([f"tables: {tables}", *rows]), "slots of the SQL: schema data and values from the database")
     )
+    # The questions and warnings quote values stored in the database: inside fences, like the slots.
     if checklist.questions:
         lines.append("Ask the user, all at once (nothing ran):")
-        lines += [f"{n}. {literal(q)}" for n, q in enumerate(checklist.questions, 1)]
+        asked = "\n".join(f"{n}. {q}" for n, q in enumerate(checklist.questions, 1))
+        lines.append(fence(asked, "questions for the user; the values they quote come from the database"))
         lines.append("Then rewrite the SQL to match and call execute_sql again with `answers` {slot key: answer}.")
     else:
         lines.append(
             f"To run it once the user agrees: call execute_sql with the same SQL and approval={checklist.verdict}."
         )
-    lines += [f"warning: {literal(w)}" for w in checklist.warnings]
+    if checklist.warnings:
+        warned = "\n".join(f"warning: {w}" for w in checklist.warnings)
+        lines.append(fence(warned, "warnings of the checklist; they may quote the database"))
     return "\n".join(lines)
 
 

@@ -163,3 +163,16 @@ def test_openapi_lists_the_corpus_endpoints(reader):
         "/v1/corpora/{name}/search",
         "/v1/corpora/{name}/documents/{source_id}",
     } <= set(paths)
+
+
+def test_front_matter_escaping_half_a_character_is_indexed_and_an_unreadable_upload_names_no_server_folder(writer):
+    """YAML's "\\ud83d\\ude00" gave lone surrogates (an upload answered 500); a .png-only upload named the scratch folder."""
+    note = b'---\ntitle: "Release notes \\ud83d\\ude00 \\udc00"\n---\n# Notes\n\nVersion 2 ships the exporter.\n'
+    files = [("files", ("notes.md", note, "text/markdown"))]
+    response = writer.post("/v1/corpora/notes", files=files)
+    assert response.status_code == 200, response.text
+    hit = writer.post("/v1/corpora/notes/search", json={"question": "which version ships the exporter?"}).json()
+    assert hit["results"][0]["title"] == "Release notes \U0001f600 \ufffd"
+    only_png = [("files", ("logo.png", b"\x89PNG\r\n\x1a\n", "image/png"))]
+    detail = problem(writer.post("/v1/corpora/png", files=only_png), 400)["detail"]
+    assert detail == "No readable document in the upload." and "schema-search-upload" not in str(detail)

@@ -408,3 +408,15 @@ def test_a_ddl_comment_that_holds_ustar_where_tar_keeps_its_magic_is_still_ddl()
             info.size = 1
             tar.addfile(info, io.BytesIO(b"x"))
         assert sniff(archive.getvalue()) == "a tar archive", form
+
+
+def test_the_schema_says_a_question_or_sql_may_not_be_blank(client):
+    """A request the schema allows is answered (schemathesis ST202): a blank one is refused by the schema itself."""
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for model, field in (("SearchRequest", "question"), ("DocsSearchRequest", "question"), ("ExecuteRequest", "sql"),
+                         ("ExecuteRequest", "question"), ("QueryRequest", "sql")):  # fmt: skip
+        prop = schemas[model]["properties"][field]
+        pattern = prop.get("pattern") or next(p.get("pattern") for p in prop["anyOf"] if p.get("type") == "string")
+        assert pattern == r"\S", (model, field)
+    response = client.post("/v1/catalogs/tiny/search", json={"question": " \n "})
+    assert response.status_code == 422 and response.headers["content-type"] == "application/problem+json"

@@ -271,3 +271,21 @@ def test_the_published_eval_results_are_listed_by_default(client):
     names = {r["name"] for r in listed}
     assert {"spider_dev-pooled", "bird_dev-per-db"} <= names
     assert all(r["page"] for r in listed if r["kind"] == "tables")
+
+
+def test_a_host_is_compared_whole_and_a_repeated_browser_header_refused(tiny_workspace):
+    """``localhost:8000.evil.example`` is not ``localhost``; a browser sends Host, Origin and Sec-Fetch-Site once."""
+    client = TestClient(create_app(workspace=tiny_workspace))
+    suffixed = {"Host": "localhost:8000.evil.example", "Sec-Fetch-Site": "same-origin"}
+    _problem(client.get("/v1/catalogs", headers=suffixed), 403, "host_not_allowed")
+    ddl = "CREATE TABLE twice (id INT);"
+    for name, values in (("Origin", ["http://127.0.0.1:8000", "https://evil.example"]),
+                         ("Sec-Fetch-Site", ["same-origin", "cross-site"])):  # fmt: skip
+        headers = [("Host", "127.0.0.1:8000"), ("Content-Type", "application/sql"), *((name, v) for v in values)]
+        _problem(client.post("/v1/catalogs/twice", content=ddl, headers=headers), 403, "cross_origin_write")
+    doubled_host = [("Host", "127.0.0.1:8000"), ("Host", "evil.example"), ("Sec-Fetch-Site", "same-origin")]
+    _problem(client.get("/v1/catalogs", headers=doubled_host), 403, "host_not_allowed")
+    assert (
+        client.get("/v1/catalogs", headers={"Host": "127.0.0.1:8000", "Sec-Fetch-Site": "same-origin"}).status_code
+        == 200
+    )

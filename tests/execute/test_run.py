@@ -470,3 +470,38 @@ def test_the_byte_cap_counts_lists_by_their_contents(duck) -> None:
     url = duck[0]
     with pytest.raises(QueryStopped, match="larger than 1,024 bytes"):
         run_read_only(url, "SELECT list(repeat('x', 1000)) FROM range(100)", max_rows=5, timeout_s=5, max_bytes=1024)
+
+
+def test_a_macro_in_a_duckdb_file_never_runs_in_place_of_a_built_in(tmp_path: Path) -> None:
+    """``CREATE MACRO reverse(x)`` in the file shadowed the built-in and read the engine's settings."""
+    path = tmp_path / "planted.duckdb"
+    connection = duckdb.connect(str(path))
+    connection.execute("CREATE TABLE customers (name TEXT); INSERT INTO customers VALUES ('ann')")
+    connection.execute(
+        "CREATE MACRO reverse(x) AS (SELECT string_agg(name || '=' || value, ';') FROM duckdb_settings())"
+    )
+    connection.execute("CREATE VIEW reversed AS SELECT reverse(name) AS r FROM customers")
+    connection.execute("CREATE VIEW again AS SELECT r FROM reversed")
+    connection.close()
+    url = f"duckdb:///{path}"
+    catalog = sqlalchemy_url.introspect(url, catalog="planted")
+    for sql in (
+        "SELECT reverse(name) FROM customers",
+        "SELECT r FROM again",
+        "SELECT main.reverse(name) FROM customers",
+    ):
+        with pytest.raises(QueryRefused, match=r"defines reverse\(\)"):
+            run_read_only(url, sql, max_rows=5, timeout_s=5)
+    assert execute_sql(url, "SELECT upper(name) FROM customers", catalog, max_rows=5, timeout_s=5).rows == [["ANN"]]
+    assert run_read_only(url, "SELECT system.main.reverse(name) FROM customers", max_rows=5, timeout_s=5).rows == [
+        ["nna"]
+    ]
+
+
+def test_initcap_runs_on_duckdb_as_sqlglot_writes_it(duck) -> None:
+    """DuckDB has no initcap: sqlglot writes it as a list_transform over a lambda, which now passes the allowlist."""
+    url, _, catalog = duck
+    result = execute_sql(
+        url, "SELECT initcap('hello wORLD') AS t FROM orders LIMIT 1", catalog, max_rows=5, timeout_s=5
+    )
+    assert result.rows == [["Hello World"]]

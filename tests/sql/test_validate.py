@@ -337,3 +337,13 @@ def test_schemas_that_only_look_built_in_and_user_types_are_refused_on_postgres(
 )
 def test_date_functions_with_modifiers_are_built_ins(sql):
     assert validate_sql(sql, "sqlite", SHOP).ok, sql
+
+
+def test_a_function_a_dialect_cannot_write_back_is_refused_by_name() -> None:
+    """What runs is the SQL regenerated from the tree: a function the dialect cannot write back is refused, not rewritten."""
+    shop = Catalog("shop", (Table("main", "orders", columns=(Column("placed_at"),)),))
+    refused = validate_sql("SELECT to_number(placed_at, '9999') FROM orders", "sqlite", shop)
+    assert not refused.ok and refused.sql is None
+    assert refused.errors[0].startswith("The function to_number() is not one sqlite runs as written")
+    assert validate_sql("SELECT to_number(placed_at, '9999') FROM orders", "postgres", shop).ok
+    assert not validate_sql("SELECT to_char(placed_at, 'YYYY') FROM orders", "sqlite", shop).ok

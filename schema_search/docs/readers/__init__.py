@@ -2,14 +2,16 @@
 
 Pick one by suffix with :func:`read`. A reader raises ``ValueError`` with a reason
 a person can act on when a file cannot be read; the caller turns it into a warning.
+Whatever a reader returns is made :func:`well_formed` here, where its text enters.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from ..corpus import ParsedDocument
+from ..corpus import Block, ParsedDocument, Section
 from .docx import read_docx
 from .html import read_html
 from .markdown import read_markdown
@@ -53,9 +55,46 @@ def read(path: Path) -> tuple[str, ParsedDocument]:
         raise ValueError(f"no reader for {path.suffix or 'files without a suffix'}") from None
     data = path.read_bytes()
     if not textual:
-        return name, reader(data)
+        return name, _well_formed(reader(data))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ValueError(f"not UTF-8 text (byte {error.start})") from None
-    return name, reader(text)
+    return name, _well_formed(reader(text))
+
+
+def well_formed(text: str) -> str:
+    r"""``text`` as characters every encoder takes: a surrogate pair written as two halves joined
+    into its character, a lone half replaced by U+FFFD.
+
+    A decoder can hand over halves: YAML's ``"\ud83d\ude00"`` escape (valid YAML) came out of
+    front matter as two lone surrogates, and the tokenizer failed on them: an upload answered
+    500 and ``docs index`` died.
+
+    >>> well_formed("notes " + chr(0xD83D) + chr(0xDE00) + " ok " + chr(0xD800)) == "notes \U0001F600 ok \ufffd"
+    True
+    """
+    if text.isascii():
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _well_formed(parsed: ParsedDocument) -> ParsedDocument:
+    def clean(value: str | None) -> str | None:
+        return None if value is None else well_formed(value)
+
+    return dataclasses.replace(
+        parsed,
+        title=clean(parsed.title),
+        label=clean(parsed.label),
+        url=clean(parsed.url),
+        fields={well_formed(k): tuple(map(well_formed, v)) for k, v in parsed.fields.items()},
+        sections=tuple(
+            Section(
+                tuple(map(well_formed, s.headings)),
+                clean(s.anchor),
+                tuple(Block(well_formed(b.text), b.code) for b in s.blocks),
+            )
+            for s in parsed.sections
+        ),
+    )

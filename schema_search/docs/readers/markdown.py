@@ -19,7 +19,6 @@ _ANCHOR = re.compile(r"[ \t]*\{[ \t]*#([\w.:-]+)[^}]*\}[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _INCLUDE_MACRO = re.compile(r"^\s*\{\*.*\*\}\s*$")
 _BLOCK_FENCE = re.compile(r"^\s*/{3,}(?:\s.*)?$")
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def read_markdown(text: str) -> ParsedDocument:
@@ -31,7 +30,7 @@ def read_markdown(text: str) -> ParsedDocument:
     """
     fields, body = front_matter(text)
     outline = Outline(_first(fields, "title"))
-    lines = _COMMENT.sub("", body).replace("\r\n", "\n").split("\n")
+    lines = without_comments(body).replace("\r\n", "\n").split("\n")
     paragraph: list[str] = []
     fence: str | None = None
     code: list[str] = []
@@ -96,3 +95,23 @@ def _anchor(heading: str) -> tuple[str, str | None]:
 def _first(fields: dict[str, tuple[str, ...]], key: str) -> str | None:
     values = fields.get(key)
     return values[0] if values else None
+
+
+def without_comments(text: str) -> str:
+    """``text`` without its HTML comments; one never closed runs to the end, as a browser reads it.
+
+    A scan, not a pattern: ``<!--.*?-->`` searched on from every opening that has no close,
+    and 128 KB of ``<!--`` took 54 s.
+
+    >>> without_comments("a <!-- b --> c <!-- d"), without_comments("<!---->x<!-- a --> -->")
+    ('a  c ', 'x -->')
+    """
+    kept, position = [], 0
+    while (start := text.find("<!--", position)) != -1:
+        kept.append(text[position:start])
+        end = text.find("-->", start + 4)
+        if end == -1:
+            return "".join(kept)
+        position = end + 3
+    kept.append(text[position:])
+    return "".join(kept)

@@ -46,12 +46,14 @@ def introspect(
     progress: Progress | None = None,
     max_ddl_bytes: int | None = None,
     value_hints: ValueHints | None = None,
+    trusted_objects: tuple[str, ...] = (),
 ) -> Catalog:
     """Read ``source`` with the first connector that accepts it.
 
     ``max_ddl_bytes`` caps the DDL a file source may hold (the DDL connector's default otherwise).
     ``value_hints`` samples a live database's short text values within its bounds; DDL
-    and benchmark sources have no rows, and ignore it.
+    and benchmark sources have no rows, and ignore it. ``trusted_objects``: PostgreSQL code that
+    is not built in but may run while a live database is read.
 
     Raises:
         SourceError: no connector accepts ``source``, or the one that does fails.
@@ -61,8 +63,8 @@ def introspect(
             options: dict = {}
             if connector is ddl and max_ddl_bytes is not None:
                 options["max_bytes"] = max_ddl_bytes
-            if connector is sqlalchemy_url and value_hints is not None:
-                options["value_hints"] = value_hints
+            if connector is sqlalchemy_url:
+                options.update(value_hints=value_hints, trusted_objects=trusted_objects)
             return connector.introspect(source, catalog=catalog, dialect=dialect, db=db, progress=progress, **options)
     raise SourceError(
         f"Don't know how to read schema source {shown(source)!r}.",

@@ -8,6 +8,11 @@ READ ONLY``. Missing database files are refused rather than created.
 Passwords never leave this module: error messages and ``Catalog.source`` carry the
 URL as ``render_as_string(hide_password=True)`` prints it.
 
+On PostgreSQL every statement, SQLAlchemy's reflection queries included, is checked before it
+runs (:func:`~schema_search.execute.pg_guard.checked_statement`): a cast or operator someone
+planted in the database would otherwise run inside them (``$1::VARCHAR || '%'``). The driver is
+always psycopg 3, whose protocol-level Parse the check needs.
+
 With ``value_hints``, a bounded sample of short text columns' values is read over the
 same read-only connection (:mod:`.values`).
 """
@@ -19,11 +24,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from sqlalchemy import URL, Engine, create_engine, inspect, make_url
+from sqlalchemy import URL, Engine, create_engine, event, inspect, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
 from ..core.build import Progress
-from ..errors import SourceError
+from ..errors import QueryRefused, SourceError
+from ..execute import pg_guard
 from ..execute.target import check_one_at, masked
 from ..tables.catalog import Catalog, Table
 from . import duckdb_tables, inspector_tables
@@ -37,7 +43,6 @@ _IN_MEMORY = (None, "", ":memory:")
 # order of preference, with the module each imports. SQLAlchemy 2.1 picks the first
 # even when only the second (the one this project installs) is there.
 _DRIVERS = {
-    "postgresql": (("psycopg", "psycopg"), ("psycopg2", "psycopg2")),
     "mysql": (("mysqldb", "MySQLdb"), ("pymysql", "pymysql")),
     "mariadb": (("mysqldb", "MySQLdb"), ("pymysql", "pymysql")),
 }
@@ -78,6 +83,7 @@ def introspect(
     db: str | None = None,
     progress: Progress | None = None,
     value_hints: ValueHints | None = None,
+    trusted_objects: tuple[str, ...] = (),
 ) -> Catalog:
     """Read the tables, views, keys and comments of the database at ``source``.
 
@@ -93,21 +99,25 @@ def introspect(
             their values are sampled).
         value_hints: sample the values of short text columns within these bounds;
             ``None`` reads no rows.
+        trusted_objects: PostgreSQL code that is not built in but may run while the
+            database is read (``SCHEMA_SEARCH_EXECUTE_TRUSTED_OBJECTS``).
 
     Raises:
         SourceError: the URL is malformed or names an unknown driver, the database
             cannot be reached or read, a schema in ``db`` does not exist, or no
             tables were found.
     """
-    engine = read_only_engine(source)
+    engine = read_only_engine(source, trusted_objects)
     shown = _redacted(make_url(source))  # as given: the engine's URL may be rewritten
     try:
         _check_connection(engine, shown)
         schemas, tables = _read(engine, db, shown, progress)
         kept, warnings = _distinct(tables)
         if kept and value_hints is not None:
-            kept, sampled = sample_values(engine, kept, value_hints, progress)
+            kept, sampled = sample_values(engine, kept, value_hints, progress, trusted_objects)
             warnings += sampled
+    except QueryRefused as refused:  # the guard refused a reflection query: planted code would run in it
+        raise SourceError(f"Could not read the schema of {shown}: {refused.detail}", hint=refused.hint) from None
     except SQLAlchemyError as error:
         raise SourceError(
             f"Could not read the schema of {shown}: {_reason(error, engine.url)}",
@@ -128,8 +138,9 @@ def introspect(
     )
 
 
-def read_only_engine(source: str) -> Engine:
-    """An engine for ``source`` whose connections cannot write, with timeouts set.
+def read_only_engine(source: str, trusted_objects: tuple[str, ...] = ()) -> Engine:
+    """An engine for ``source`` whose connections cannot write, with timeouts set (and on
+    PostgreSQL, whose statements run only built-in code, or ``trusted_objects``).
 
     Raises:
         SourceError: the URL is malformed, names an unknown dialect or a driver that is
@@ -155,16 +166,25 @@ def read_only_engine(source: str) -> Engine:
         ) from None
     url, connect_args = _read_only(url, backend, driver)
     try:
-        return create_engine(url, connect_args=connect_args)
+        engine = create_engine(url, connect_args=connect_args)
     except (ArgumentError, ImportError) as error:
         raise SourceError(
             f"Cannot open {_redacted(url)}: {error}",
             hint="Check the URL's form, and install the database driver it names.",
         ) from None
+    if backend == "postgresql":
+
+        @event.listens_for(engine, "before_cursor_execute", retval=True)
+        def checked(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool):
+            return pg_guard.checked_statement(cursor.connection, statement, parameters, trusted_objects)
+
+    return engine
 
 
 def _installed_driver(url: URL) -> URL:
-    """``url`` with an installed driver named, when it names none."""
+    """``url`` with an installed driver named, when it names none; PostgreSQL's is always psycopg 3."""
+    if url.drivername.split("+")[0] == "postgresql":
+        return url.set(drivername="postgresql+psycopg")
     for driver, module in _DRIVERS.get(url.drivername, ()):
         if find_spec(module) is not None:
             return url.set(drivername=f"{url.drivername}+{driver}")
@@ -181,7 +201,7 @@ def _read_only(url: URL, backend: str, driver: str) -> tuple[URL, dict[str, Any]
         return url.set(database="file:" + quote(str(path)), query={"mode": "ro", "uri": "true"}), {}
     if backend == "duckdb":
         return url, {} if _database_file(url, url.database) is None else {"read_only": True}
-    if backend == "postgresql" and driver in ("psycopg2", "psycopg"):
+    if backend == "postgresql":
         # With no user schema on the search_path, PostgreSQL names the schema of every
         # foreign-key target; otherwise a key into "public" comes back without one and
         # would be read as pointing into the referencing table's own schema.

@@ -49,7 +49,7 @@ from ..errors import QueryRefused
 
 # The checks read-only execution makes on PostgreSQL before a query (the role, the
 # functions a view calls) are made before values are sampled too.
-from ..execute import pg_role
+from ..execute import pg_guard, pg_role
 from ..tables.catalog import Column, Table
 from . import sensitive
 
@@ -94,16 +94,21 @@ class ValueHints:
 
 
 def sample_values(
-    engine: Engine, tables: Sequence[Table], hints: ValueHints, progress: Progress | None = None
+    engine: Engine,
+    tables: Sequence[Table],
+    hints: ValueHints,
+    progress: Progress | None = None,
+    trusted_objects: tuple[str, ...] = (),
 ) -> tuple[list[Table], list[str]]:
     """``tables`` with the sampled values on their columns, and warnings (table names, never values).
 
-    Tables of a database this module cannot time-limit come back as they were.
+    Tables of a database this module cannot time-limit come back as they were. ``trusted_objects``:
+    PostgreSQL code that is not built in but may run (:mod:`~schema_search.execute.pg_guard`).
     """
     if engine.dialect.name not in SUPPORTED:
         return list(tables), []
     try:
-        return _sample(engine, tables, hints, progress)
+        return _sample(engine, tables, hints, progress, trusted_objects)
     except Exception as error:  # noqa: BLE001 - hints are extra: indexing goes on without them
         # A driver that lacks what the lock-down needs (a SQLite build without
         # ``setlimit``), a setting the server refuses: the catalog is still indexed.
@@ -114,7 +119,7 @@ def sample_values(
 
 
 def _sample(
-    engine: Engine, tables: Sequence[Table], hints: ValueHints, progress: Progress | None
+    engine: Engine, tables: Sequence[Table], hints: ValueHints, progress: Progress | None, trusted: tuple[str, ...]
 ) -> tuple[list[Table], list[str]]:
     deadline = time.monotonic() + hints.budget_s
     out, warnings, unsampled = [], [], 0
@@ -132,11 +137,12 @@ def _sample(
             limit = min(hints.timeout_s, left)
             started = time.monotonic()
             try:
-                rows = _read(connection, engine.dialect, table_, _query(table_, chosen, hints, engine.dialect), limit)
+                sql = _query(table_, chosen, hints, engine.dialect)
+                rows = _read(connection, engine.dialect, table_, sql, limit, trusted)
             except QueryRefused:
                 warnings.append(
-                    f"Value hints: skipped {table_.schema}.{table_.name}: reading it runs a function that is not a "
-                    "side-effect-free built-in, or reaches another server."
+                    f"Value hints: skipped {table_.schema}.{table_.name}: reading it runs code that is not a "
+                    "side-effect-free built-in, reaches another server, or grows too large through its views."
                 )
                 out.append(table_)
                 continue
@@ -216,20 +222,29 @@ def _query(table_: Table, chosen: list[Column], hints: ValueHints, dialect: Dial
     return str(query.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
 
 
-def _read(connection: PoolProxiedConnection, dialect: Dialect, table_: Table, sql: str, limit_s: float) -> list[tuple]:
+def _read(
+    connection: PoolProxiedConnection,
+    dialect: Dialect,
+    table_: Table,
+    sql: str,
+    limit_s: float,
+    trusted: tuple[str, ...] = (),
+) -> list[tuple]:
     """Run ``sql`` within ``limit_s`` seconds and fetch its rows; always rolled back.
 
     Raises:
-        QueryRefused: (PostgreSQL) reading ``table_`` would call a function that is not a
-            side-effect-free built-in, or reach a foreign table.
+        QueryRefused: (PostgreSQL) reading ``table_`` would run code that is not a
+            side-effect-free built-in, reach a foreign table, or grow too large through views.
     """
     cursor = connection.cursor()
     try:
         with _time_limit(connection, cursor, dialect.name, limit_s):
             if dialect.name == "postgresql":
                 # A view runs its functions, a row-level policy its expression, as the role
-                # that reads them: the checks ``ask --execute`` makes before any query.
-                pg_role.check_tables(cursor, [(table_.schema, table_.name)])
+                # that reads them, and a cast or operator may be one someone planted: the
+                # checks ``ask --execute`` makes before any query.
+                kinds = pg_role.check_tables(pg_guard.CheckedCursor(cursor, trusted), [(table_.schema, table_.name)])
+                pg_guard.check(cursor.connection, sql, reads_views="v" in kinds, trusted=trusted)
             cursor.execute(sql)
             return [tuple(row) for row in cursor.fetchall()]
     finally:

@@ -289,6 +289,14 @@ class Settings(BaseSettings):
             "superuser, file or program access). Off: such a role is refused with the GRANTs to use instead."
         ),
     )
+    execute_trusted_objects: list[str] = Field(
+        default_factory=list,
+        description=(
+            "PostgreSQL functions, operators and casts that are not built in but may run in queries, checklist "
+            "probes and indexing, named as a refusal names them, as a JSON list (e.g. "
+            '\'["public.slugify(text)", "integer -> text"]\'). Anything else not built in is refused.'
+        ),
+    )
     query_max_rows: int = Field(
         500, ge=1, description="Most rows a collection query (`docs query`, `query`, query_collection) returns."
     )

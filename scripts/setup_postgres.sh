@@ -99,6 +99,14 @@ END
 \$\$;
 ALTER ROLE ${READER} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${READER}';
 ALTER ROLE ${READER} SET temp_file_limit = '1GB';
+-- The guard parses each statement with debug_print_rewritten: this keeps the trees out of the server log.
+DO \$\$
+BEGIN
+    IF current_setting('server_version_num')::int >= 150000 THEN
+        EXECUTE 'GRANT SET ON PARAMETER log_min_messages TO ${READER}';
+    END IF;
+END
+\$\$;
 SQL
     # CREATE DATABASE cannot run inside a DO block, so check first.
     if [[ -z "$(as_postgres "-d postgres -tAc \"SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'\"")" ]]; then

@@ -35,6 +35,7 @@ ENVIRONMENT = "environment"
 FUNCTIONS = "side-effect functions"
 LOCKING = "FOR UPDATE / SHARE"
 PLANTED = "planted objects"
+RESOLVED = "planted casts and operators"
 QUOTING = "comments and quoting"
 RUNAWAY = "runaway"
 
@@ -53,6 +54,7 @@ CATEGORIES = (
     FUNCTIONS,
     LOCKING,
     PLANTED,
+    RESOLVED,
     QUOTING,
     RUNAWAY,
 )
@@ -74,6 +76,7 @@ FIXTURE_TABLES = (
     "v_passwd",
     "v_env",
     "secrets",
+    "people",
 )
 
 
@@ -381,6 +384,10 @@ DUCKDB = _cases(
         ("planted-view-read-csv", PLANTED, "SELECT * FROM v_passwd"),
         ("planted-macro", PLANTED, "SELECT report_total()"),
         ("planted-table-macro", PLANTED, "SELECT * FROM leak()"),
+        # Macros in the file named as allowed built-ins: the name must reach the built-in or nothing.
+        ("shadow-macro-reverse", RESOLVED, "SELECT reverse(name) FROM customers", "ci"),
+        ("shadow-macro-md5", RESOLVED, "SELECT md5(name) FROM customers", "ci"),
+        ("shadow-macro-qualified", RESOLVED, "SELECT main.reverse(name) FROM customers"),
         ("getenv-token", ENVIRONMENT, "SELECT getenv('@TOKEN_VAR@')", "ci"),
         ("getenv-home", ENVIRONMENT, "SELECT getenv('HOME')"),
         ("getenv-in-where", ENVIRONMENT, "SELECT * FROM orders WHERE getenv('@TOKEN_VAR@') IS NOT NULL"),
@@ -674,6 +681,35 @@ POSTGRES = _cases(
         ("planted-in-all", PLANTED, "SELECT * FROM orders WHERE total > ALL (SELECT public.report_total())"),
         ("planted-where-false", PLANTED, "SELECT public.kill_sessions() WHERE false"),
         ("planted-procedure", PLANTED, "CALL public.touch_audit()"),
+        # SQL naming nothing planted that PostgreSQL resolves to planted code (hostile_fixtures.RESOLVED_PG).
+        ("where-id", RESOLVED, "SELECT id FROM people WHERE id = 7", "ci"),
+        ("cast-int-text", RESOLVED, "SELECT CAST(id AS TEXT) FROM people", "ci"),
+        ("cast-int-text-colons", RESOLVED, "SELECT id::text FROM people"),
+        ("cast-numeric-text", RESOLVED, "SELECT CAST(score AS TEXT) FROM people"),
+        ("cast-date-text", RESOLVED, "SELECT joined::text FROM people"),
+        ("cast-varchar-int", RESOLVED, "SELECT name::int FROM people"),
+        ("overload-lower", RESOLVED, "SELECT lower(name) FROM people", "ci"),
+        ("overload-length", RESOLVED, "SELECT length(name) FROM people"),
+        ("overload-in-where", RESOLVED, "SELECT id FROM people WHERE lower(name) = 'person 1'"),
+        ("operator-concat", RESOLVED, "SELECT name || 'x' FROM people", "ci"),
+        ("enum-cast", RESOLVED, "SELECT mood::text FROM people", "ci"),
+        ("enum-cast-function", RESOLVED, "SELECT CAST(mood AS TEXT) FROM people"),
+        ("enum-equals", RESOLVED, "SELECT id FROM people WHERE mood = 'busy'"),
+        ("enum-in", RESOLVED, "SELECT id FROM people WHERE mood IN ('busy', 'calm')"),
+        ("enum-like", RESOLVED, "SELECT id FROM people WHERE mood::text LIKE 'bu%'"),
+        ("text-any-concat", RESOLVED, "SELECT 'n' || id FROM people"),
+        ("concat-function", RESOLVED, "SELECT concat(name, id) FROM people"),
+        ("format-function", RESOLVED, "SELECT format('%s', id) FROM people"),
+        ("group-by-cast", RESOLVED, "SELECT joined::text, count(*) FROM people GROUP BY 1"),
+        ("view-chain-5", RESOLVED, "SELECT length(s) FROM v_dbl5"),
+        ("view-chain-20", RUNAWAY, "SELECT s FROM v_dbl20 LIMIT 1", "ci"),
+        ("view-chain-22", RUNAWAY, "SELECT length(s) FROM v_dbl22"),
+        (
+            "recursive-doubling",
+            RUNAWAY,
+            "WITH RECURSIVE r(s) AS (SELECT 'x'::text UNION ALL SELECT s || s FROM r) SELECT length(s) FROM r",
+            "ci",
+        ),
         *_quoting("DROP TABLE orders", "DELETE FROM audit_log"),
         ("e-string-escaped-quote", QUOTING, "SELECT E'\\''; DELETE FROM audit_log; --'", "ci"),
         ("e-string-backslashes", QUOTING, "SELECT E'\\\\'; DELETE FROM audit_log; --'"),
@@ -748,6 +784,29 @@ POSTGRES = _cases(
         ),
     ],
 )
+
+
+# -- before any approval, and while indexing (PostgreSQL, with RESOLVED_PG planted) ----------
+
+# MCP execute_sql without an approval: only the checklist is made, and its value probes read
+# the database (a probe casts the column to text). None may run anything planted.
+CHECKLIST = _cases(
+    "checklist",
+    [
+        ("where-id", RESOLVED, "SELECT id FROM people WHERE id = 7", "ci"),
+        ("where-mood", RESOLVED, "SELECT id FROM people WHERE mood = 'busy'", "ci"),
+        ("where-name", RESOLVED, "SELECT id FROM people WHERE name = 'person 3'", "ci"),
+        ("where-score", RESOLVED, "SELECT id FROM people WHERE score = 4.5"),
+        ("where-joined", RESOLVED, "SELECT id FROM people WHERE joined = '2024-01-05'"),
+        ("where-like", RESOLVED, "SELECT id FROM people WHERE name LIKE 'person%'"),
+        ("where-in", RESOLVED, "SELECT id FROM people WHERE mood IN ('busy', 'calm')"),
+        ("where-order-total", RESOLVED, "SELECT id FROM orders WHERE total > 100 AND status = 'paid'"),
+        ("lower-in-select", RESOLVED, "SELECT lower(name) FROM people WHERE id = 2"),
+        ("planted-view", PLANTED, "SELECT * FROM v_sales WHERE region = 'north'"),
+    ],
+)
+# schema-search index on the database, value hints on: reflection and the value sample.
+INDEXING = _cases("indexing", [("reader-with-value-hints", RESOLVED, "", "ci")])
 
 
 # -- collections (query_collection: DuckDB in a child process) -----------------------

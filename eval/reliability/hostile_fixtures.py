@@ -166,7 +166,8 @@ def sqlite_database(scratch: Scratch) -> Path:
 
 
 def duckdb_database(scratch: Scratch) -> Path:
-    """``db/hostile.duckdb``: the shop tables, a sequence, and views and macros over file readers."""
+    """``db/hostile.duckdb``: the shop tables, a sequence, views and macros over file readers, and
+    macros that shadow built-ins by name."""
     import duckdb
 
     path = scratch.db / "hostile.duckdb"
@@ -184,6 +185,11 @@ def duckdb_database(scratch: Scratch) -> Path:
         connection.execute("CREATE VIEW v_slow AS SELECT count(*) AS n FROM range(1000000000000)")
         connection.execute("CREATE MACRO report_total() AS (SELECT sum(total) FROM orders)")
         connection.execute(f"CREATE MACRO leak() AS TABLE SELECT * FROM read_text('{secret}')")
+        # Macros named as allowed built-ins: a query calling reverse() or md5() would run these instead.
+        connection.execute(
+            "CREATE MACRO reverse(x) AS (SELECT string_agg(name || '=' || value, ';') FROM duckdb_settings())"
+        )
+        connection.execute(f"CREATE MACRO md5(x) AS (SELECT string_agg(content, '') FROM read_text('{secret}'))")
         connection.execute("CHECKPOINT")
     finally:
         connection.close()
@@ -463,15 +469,15 @@ def _plant(pg: Postgres, scratch: Scratch) -> None:
         "CHANNEL": NOTIFY_CHANNEL,
         "SYSTEM_SETTING": SYSTEM_SETTING,
     }
-    for script in (_DATA_PG, _PLANTED_PG, _AUDIT_PG, _GRANTS_PG):
+    for script in (DATA_PG, _PROCEDURE_PG, _PLANTED_PG, _AUDIT_PG, _GRANTS_PG):
         sql = script
         for name, value in values.items():
             sql = sql.replace(f"@{name}@", value)
         pg.super.query(sql)
 
 
-# The owner's data: made as the owner (SET ROLE), so the owner can write it.
-_DATA_PG = """
+# The owner's data, which defines no function: made as the owner (SET ROLE), so the owner can write it.
+DATA_PG = """
 SET ROLE "@OWNER@";
 CREATE TABLE public.customers (id serial PRIMARY KEY, name text NOT NULL, email text, city text);
 CREATE TABLE public.orders (id serial PRIMARY KEY, customer_id int REFERENCES public.customers(id),
@@ -489,6 +495,21 @@ INSERT INTO public.orders(customer_id, total, status, created)
     FROM generate_series(1, 200) g;
 INSERT INTO public.sales(region, amount) SELECT (ARRAY['north', 'south'])[1 + g % 2], g * 3 FROM generate_series(1, 20) g;
 INSERT INTO shop.products SELECT g, 'product ' || g, g * 2.5 FROM generate_series(1, 10) g;
+-- The owner owns an enum type, so it may make a cast from it (RESOLVED_PG).
+CREATE TYPE public.mood AS ENUM ('calm', 'busy', 'angry');
+CREATE TABLE public.people (id int PRIMARY KEY, name varchar(60), mood public.mood, score numeric(6, 2), joined date);
+INSERT INTO public.people SELECT g, 'person ' || g, (ARRAY['calm', 'busy', 'angry'])[1 + g % 3]::public.mood,
+    g * 1.5, date '2024-01-01' + g FROM generate_series(1, 40) g;
+-- Each view doubles the one below: planning v_dbl20 takes seconds and gigabytes, uninterruptibly.
+CREATE VIEW public.v_dbl0 AS SELECT 'x'::text AS s;
+DO $$ BEGIN FOR i IN 1..22 LOOP
+    EXECUTE format('CREATE VIEW public.v_dbl%s AS SELECT s || s AS s FROM public.v_dbl%s', i, i - 1);
+END LOOP; END $$;
+RESET ROLE;
+"""
+# The owner's own procedure (a function of the database's own: DATA_PG alone defines none).
+_PROCEDURE_PG = """
+SET ROLE "@OWNER@";
 CREATE PROCEDURE public.touch_audit() LANGUAGE sql AS $$ INSERT INTO public.audit_log(note) VALUES ('procedure') $$;
 RESET ROLE;
 """
@@ -649,6 +670,56 @@ ALTER ROLE @READER@ IN DATABASE "@DBNAME@" SET search_path = public, pg_catalog;
 ALTER ROLE "@OWNER@" IN DATABASE "@DBNAME@" SET search_path = public, pg_catalog;
 """
 
+# Planted after the catalogs are indexed (plant_resolved): what ordinary SQL resolves to once
+# these exist. Casts a superuser made (integer, numeric and date to text, varchar to integer),
+# overloads and an operator put inside pg_catalog, where the built-ins are found, and a cast from
+# the enum made by its owner. Each writes a file and a row through dblink_exec when it runs.
+RESOLVED_PG = r"""
+CREATE FUNCTION public.planted_effect(tag text) RETURNS void LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $f$
+BEGIN
+    EXECUTE format('COPY (SELECT %L) TO %L', tag, '@OUT@/pg_resolved_' || tag || '_' || md5(random()::text));
+    PERFORM public.dblink_exec('@SUPER@', format('INSERT INTO public.audit_log(note) VALUES (%L)', tag));
+END $f$;
+CREATE FUNCTION public.int_text(integer) RETURNS text LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $f$ BEGIN PERFORM public.planted_effect('int_text'); RETURN $1::varchar; END $f$;
+CREATE CAST (integer AS text) WITH FUNCTION public.int_text(integer);
+CREATE FUNCTION public.numeric_text(numeric) RETURNS text LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $f$
+BEGIN PERFORM public.planted_effect('numeric_text'); RETURN $1::varchar; END $f$;
+CREATE CAST (numeric AS text) WITH FUNCTION public.numeric_text(numeric);
+CREATE FUNCTION public.date_text(date) RETURNS text LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $f$ BEGIN PERFORM public.planted_effect('date_text'); RETURN $1::varchar; END $f$;
+CREATE CAST (date AS text) WITH FUNCTION public.date_text(date);
+CREATE FUNCTION public.varchar_int(varchar) RETURNS integer LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $f$
+BEGIN PERFORM public.planted_effect('varchar_int'); RETURN length($1::text); END $f$;
+CREATE CAST (varchar AS integer) WITH FUNCTION public.varchar_int(varchar);
+CREATE FUNCTION pg_catalog.lower(varchar) RETURNS text LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $f$
+BEGIN PERFORM public.planted_effect('lower'); RETURN pg_catalog.lower($1::text); END $f$;
+CREATE FUNCTION pg_catalog.length(varchar) RETURNS integer LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $f$
+BEGIN PERFORM public.planted_effect('length'); RETURN pg_catalog.length($1::text); END $f$;
+CREATE FUNCTION public.vcat(varchar, varchar) RETURNS text LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $f$
+BEGIN PERFORM public.planted_effect('vcat'); RETURN $1::text OPERATOR(pg_catalog.||) $2::text; END $f$;
+CREATE OPERATOR pg_catalog.|| (LEFTARG = varchar, RIGHTARG = varchar, FUNCTION = public.vcat);
+SET ROLE "@OWNER@";
+CREATE FUNCTION public.mood_text(public.mood) RETURNS text LANGUAGE plpgsql
+SET search_path = pg_catalog, public AS $f$ BEGIN PERFORM public.planted_effect('mood_text'); RETURN $1::varchar; END $f$;
+CREATE CAST (public.mood AS text) WITH FUNCTION public.mood_text(public.mood);
+RESET ROLE;
+"""
+
+
+def plant_resolved(pg: Postgres, scratch: Scratch) -> None:
+    """Plant :data:`RESOLVED_PG` (after indexing: with it, reading the catalog is refused)."""
+    superuser = f"host={pg.socket_dir} port={pg.port} dbname={pg.dbname} user=postgres"
+    sql = RESOLVED_PG.replace("@OUT@", str(scratch.out)).replace("@SUPER@", superuser).replace("@OWNER@", pg.owner)
+    pg.super.query(sql)
+
+
 # The reader as the execution layer's role check asks for it (pg_role.grants): CONNECT, USAGE,
 # SELECT, a temp_file_limit, and dblink's own functions not executable by PUBLIC. The planted
 # functions stay executable by PUBLIC (PostgreSQL's default), as an attacker would leave them.
@@ -657,6 +728,7 @@ GRANT CONNECT ON DATABASE "@DBNAME@" TO @READER@;
 GRANT USAGE ON SCHEMA public, shop TO @READER@;
 GRANT SELECT ON ALL TABLES IN SCHEMA public, shop TO @READER@;
 ALTER ROLE @READER@ IN DATABASE "@DBNAME@" SET temp_file_limit = '1GB';
+GRANT SET ON PARAMETER log_min_messages TO @READER@;
 DO $$
 DECLARE f regprocedure;
 BEGIN
@@ -725,7 +797,9 @@ BEGIN
     SELECT 'large objects', count(*) || ' ' || md5(coalesce(string_agg(m.oid || ' ' || m.lomowner || ' '
            || coalesce(m.lomacl::text, ''), ',' ORDER BY m.oid), '')) FROM pg_largeobject_metadata m
     UNION ALL
-    SELECT 'large object contents', md5(coalesce(string_agg(loid || ':' || pageno || ':' || md5(data), ','
+    -- format(), not ||: "text || integer" casts the integer to text when it runs, and RESOLVED_PG
+    -- plants that cast; the watch must not trip what it watches for.
+    SELECT 'large object contents', md5(coalesce(string_agg(format('%s:%s:%s', loid, pageno, md5(data)), ','
            ORDER BY loid, pageno), '')) FROM pg_largeobject
     UNION ALL
     SELECT 'roles', md5(string_agg(format('%s %s %s %s %s %s %s %s %s', rolname, rolsuper, rolinherit,

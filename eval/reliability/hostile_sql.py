@@ -49,6 +49,7 @@ from .hostile_fixtures import (
     duckdb_database,
     make_scratch,
     notes_corpus,
+    plant_resolved,
     postgres_database,
     postgres_unavailable,
     remove_scratch,
@@ -78,7 +79,8 @@ _LIMIT_WORDS = re.compile(
     r"ran longer than|was stopped|out of memory|more memory|memory limit|statement timeout", re.IGNORECASE
 )
 # Found in a result or an error message: something was read that should not have been.
-_LISTING_MARKERS = ("/etc/passwd", "PG_VERSION", "postgresql.auto.conf", "secret.txt")
+# (A DuckDB macro named reverse() lists the engine's settings, "name=value;...".)
+_LISTING_MARKERS = ("/etc/passwd", "PG_VERSION", "postgresql.auto.conf", "secret.txt", "allow_unsigned_extensions=")
 
 
 @dataclass
@@ -292,6 +294,29 @@ def _execute_settings(function: Callable, settings: Any, limit_s: float) -> dict
     return arguments
 
 
+def _checklist(request: dict, workspaces: dict) -> list:
+    """What MCP ``execute_sql`` does before any approval: the checklist, its value probes included."""
+    from schema_search.preflight.gate import Gate
+    from schema_search.preflight.verdicts import VerdictLog
+    from schema_search.workspace import configs
+
+    workspace = _workspace(workspaces, request["home"], request["limit_s"])
+    # The verdict log (which the checklist writes, as it should) kept out of the watched folders.
+    log = VerdictLog(Path(workspaces.setdefault("verdicts", tempfile.mkdtemp(prefix="ss_verdicts_"))) / "v.jsonl")
+    config = dataclasses.replace(configs.gate_config(workspace.settings, request["catalog"], request["url"]), log=log)
+    gate = Gate(workspace.catalogs.catalog(request["catalog"]), config)
+    checklist = gate.execute_sql(request["sql"], "What does this show?").checklist
+    said = checklist.questions + checklist.warnings + checklist.errors
+    return [[slot.key, slot.value] for slot in checklist.slots] + [[line] for line in said]
+
+
+def _index(request: dict, workspaces: dict) -> list:
+    """What ``schema-search index`` does with a live database, value hints on (the default)."""
+    workspace = _workspace(workspaces, request["home"], request["limit_s"])
+    workspace.catalogs.index(request["url"], catalog=request["catalog"])
+    return []
+
+
 def _collection(request: dict, workspaces: dict) -> list:
     """What the MCP tool ``query_collection`` does: ``Workspace.catalogs.query`` / ``corpora.query``."""
     from schema_search.structured.models import QueryRequest
@@ -303,7 +328,13 @@ def _collection(request: dict, workspaces: dict) -> list:
     return workspace.corpora.query(request["name"], query).rows
 
 
-_ANSWERS = {"warm": _warm, "database": _execute, "collection": _collection}
+_ANSWERS = {
+    "warm": _warm,
+    "database": _execute,
+    "checklist": _checklist,
+    "index": _index,
+    "collection": _collection,
+}
 
 
 def _first_line(error: object) -> str:
@@ -476,6 +507,14 @@ def run_cases(
                             postgres=watch,
                         )
                     )
+                # Planted once the catalogs are read: from here, ordinary SQL resolves to planted code.
+                plant_resolved(pg, scratch)
+                for name, cases, op, catalog in (
+                    ("postgres checklist", cases_.CHECKLIST, "checklist", "pg_reader"),
+                    ("postgres indexing", cases_.INDEXING, "index", "pg_again"),
+                ):
+                    request = _request(op, catalog, pg.reader_url, scratch)
+                    surfaces.append(Surface(name, _pick(cases, chosen), request, postgres=watch))
         if collections:
             if "sqlite" not in catalogs:
                 path = sqlite_database(scratch)
@@ -521,6 +560,13 @@ def _database(catalog: str, url: str, scratch: Scratch, extra: dict[str, str]) -
     return request
 
 
+def _request(op: str, catalog: str, url: str, scratch: Scratch) -> Callable[[Case, str], dict]:
+    def request(case: Case, sql: str) -> dict:
+        return {"op": op, "home": str(scratch.home), "catalog": catalog, "url": url, "sql": sql}
+
+    return request
+
+
 def _collection_request(scratch: Scratch) -> Callable[[Case, str], dict]:
     def request(case: Case, sql: str) -> dict:
         target = cases_.collection_target(case)
@@ -558,6 +604,10 @@ def parts(results: list[Result], limit_s: float, notes: Iterable[str] = ()) -> l
     as_owner = [r for r in results if r.surface == "postgres as owner"]
     if as_owner:
         made.append(_outcomes("hostile SQL (PostgreSQL as owner)", as_owner, []))
+    for surface, name in (("postgres checklist", "checklist before approval"), ("postgres indexing", "indexing")):
+        mine = [r for r in results if r.surface == surface]
+        if mine:
+            made.append(_outcomes(f"hostile SQL ({name}, PostgreSQL)", mine, []))
     on_collections = [r for r in results if r.surface == "collections"]
     if on_collections:
         made.append(_outcomes("hostile SQL (collections)", on_collections, []))

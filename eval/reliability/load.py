@@ -11,7 +11,9 @@ baseline: one client, searches one after another. Then, for ``--seconds``:
   in another process and by an HTTP upload to the server itself, each swapping in a new
   generation under the searches (two versions of the DDL alternate);
 * a hostile client cycles through a 200 MB declared body, an oversized chunked body,
-  JSON nested 100,000 deep, a lone surrogate, multipart sent as DDL, wrong methods, and
+  JSON nested 100,000 deep, a lone surrogate, multipart sent as DDL, wrong methods, the
+  inputs that once held a worker (an unclosed JSON string of escaped quotes, Markdown of
+  unclosed comments, HTML of unclosed attributes, YAML escapes of a surrogate pair), and
   a flood of simultaneous searches past the server's concurrency limit
   (``SCHEMA_SEARCH_MAX_CONCURRENT_REQUESTS``, set low here so a flood passes it).
 
@@ -430,6 +432,28 @@ def _attacks(port: int):
     def allows_post(response: Response) -> str | None:
         return None if response.headers.get("allow") == "POST" else f"Allow: {response.headers.get('allow')!r}"
 
+    async def uploaded(name: str, filename: str, content: bytes) -> str | None:
+        """A document upload that must be indexed (200), whatever its text holds."""
+        boundary = "ssboundary"
+        body = (
+            f"--{boundary}\r\nContent-Disposition: form-data; name=files; filename={filename}\r\n\r\n".encode()
+            + content
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        connection = Connection(port)
+        try:
+            response = await connection.request(
+                "POST", f"/v1/corpora/{name}", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+            )
+        finally:
+            await connection.close()
+        return _judge(response, 200)
+
+    # Inputs that held a worker for seconds to minutes while a reader rescanned them (issue 27),
+    # at the largest size a request may have: the searches' p99 shows whether they still do.
+    unclosed = b'"' + b'\\"' * 450_000  # a JSON string never closed, full of escaped quotes: 900 KB
+    surrogate_title = b'---\ntitle: "Release notes \\ud83d\\ude00"\n---\n# Notes\n\nText.\n'
+
     return [
         ("200 MB declared", declared_200_mb),
         ("chunked past the limit", chunked_oversized),
@@ -437,6 +461,11 @@ def _attacks(port: int):
         ("lone surrogate", lambda: expect(422, "POST", search, b'{"question": "\\ud800"}', JSON)),
         ("multipart as DDL", lambda: expect(415, "POST", "/v1/catalogs/evil", multipart, as_multipart)),
         ("wrong method", lambda: expect(405, "PUT", search, b"{}", JSON, allows_post)),
+        ("unclosed JSON string, any path", lambda: expect(404, "POST", "/nowhere", unclosed, JSON)),
+        ("unclosed JSON string, search", lambda: expect(422, "POST", search, unclosed, JSON)),
+        ("Markdown of 250,000 '<!--'", lambda: uploaded("md_comments", "a.md", b"<!--" * 250_000)),
+        ("HTML of 100,000 open attributes", lambda: uploaded("html_attrs", "a.html", b"<a href='" * 100_000)),
+        ("YAML surrogate escapes in a title", lambda: uploaded("yaml_escapes", "a.md", surrogate_title)),
     ]
 
 

@@ -1,7 +1,8 @@
-"""PostgreSQL, read-only: the role checked first (:mod:`.pg_role`), a ``READ ONLY`` transaction that
-is always rolled back, ``statement_timeout`` and a client-side cancel at the deadline (a planted
+"""PostgreSQL, read-only: the role checked first (:mod:`.pg_role`), then what the statement resolves
+to (:mod:`.pg_guard`: only built-in code runs), a ``READ ONLY`` transaction that is always rolled back, ``statement_timeout`` and a client-side cancel at the deadline (a planted
 function can set the timeout to 0; a cancel reaches it anyway), only ``pg_catalog`` on the search
-path (tables arrive schema-qualified), and a cursor fetched in batches until the row or byte limit.
+path (tables arrive schema-qualified), sorts and hashes held to ``work_mem`` each, and a cursor
+fetched in batches until the row or byte limit.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from ..errors import QueryFailed, first_line
 from .engines import Limits, batches
 
 CONNECT_TIMEOUT_S = 10
+WORK_MEM = "32MB"
 
 
 def run(target: dict, sql: str, limits: Limits, request: dict) -> tuple[list[str], list[list[Any]]]:
     import psycopg
 
-    from . import pg_role
+    from . import pg_guard, pg_role
 
     timeout_ms = max(1, int(limits.timeout_s * 1000))
     options = (
@@ -28,7 +30,10 @@ def run(target: dict, sql: str, limits: Limits, request: dict) -> tuple[list[str
         f"-c idle_in_transaction_session_timeout={timeout_ms * 2 + 10_000} "
         # Functions, operators and types resolve in pg_catalog only: one planted in
         # another schema cannot shadow a built-in (tables arrive schema-qualified).
-        "-c search_path=pg_catalog,pg_temp"
+        "-c search_path=pg_catalog,pg_temp "
+        # Each sort or hash in memory up to this much, then on disk (where temp_file_limit,
+        # which the role check asks for, bounds it): a query's memory grows with its size only.
+        f"-c work_mem={WORK_MEM} -c hash_mem_multiplier=1"
     )
     params = dict(target["params"])
     # The URL's own options (a pooler's endpoint id, say) come first; ours are applied after.
@@ -46,10 +51,13 @@ def run(target: dict, sql: str, limits: Limits, request: dict) -> tuple[list[str
         if connection.info.server_version >= 140000:
             # A query whose client is gone is ended within a second, not when it next sends a row.
             connection.execute("SET client_connection_check_interval = 1000")
+        trusted = request["trusted_objects"]
         with connection.cursor() as cursor:
-            request["warnings"] += pg_role.check(
-                cursor, request["tables"], allow_privileged=request["allow_privileged"]
+            checked = pg_role.check(
+                pg_guard.CheckedCursor(cursor, trusted), request["tables"], allow_privileged=request["allow_privileged"]
             )
+        request["warnings"] += checked.warnings
+        pg_guard.check(connection, sql, reads_views=checked.reads_views, trusted=trusted)
         limits.deadline = time.monotonic() + limits.timeout_s  # the checks are not the query's time
         timer = threading.Timer(limits.timeout_s, connection.cancel_safe)
         timer.start()

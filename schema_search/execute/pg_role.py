@@ -24,7 +24,7 @@ system catalogs.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import QueryRefused, RoleRefused
 
@@ -69,11 +69,13 @@ _NEVER = frozenset(
 _USER_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'"
 
 
-def check(cursor: Any, tables: list[tuple[str, str]], *, allow_privileged: bool) -> list[str]:
-    """Refuse a role that could change anything, then tables whose reading calls functions.
+class Checked(NamedTuple):
+    warnings: list[str]  # what the role could change, when ``allow_privileged`` let it run anyway
+    reads_views: bool  # the tables read reach a view (whose expansion validation cannot measure)
 
-    Returns:
-        warnings: what the role could change, when ``allow_privileged`` let it run anyway.
+
+def check(cursor: Any, tables: list[tuple[str, str]], *, allow_privileged: bool) -> Checked:
+    """Refuse a role that could change anything, then tables whose reading calls functions.
 
     Raises:
         RoleRefused: the role could change something (unless ``allow_privileged``).
@@ -88,14 +90,15 @@ def check(cursor: Any, tables: list[tuple[str, str]], *, allow_privileged: bool)
             f"({'; '.join(problems)}).",
             hint=grants(role, database, sorted({schema for schema, _ in tables})),
         )
-    check_tables(cursor, tables)
+    reads_views = "v" in check_tables(cursor, tables)
     if not problems:
-        return []
+        return Checked([], reads_views)
     role, _ = _who(cursor)
-    return [
+    warning = (
         f"Ran as role {role!r} although it could change the database or the server ({'; '.join(problems)}), "
         "because SCHEMA_SEARCH_EXECUTE_ALLOW_PRIVILEGED_ROLE is on. Use a read-only role."
-    ]
+    )
+    return Checked([warning], reads_views)
 
 
 def role_problems(cursor: Any) -> list[str]:
@@ -178,6 +181,9 @@ def grants(role: str, database: str, schemas: list[str]) -> str:
             f"GRANT SELECT ON ALL TABLES IN SCHEMA {_ident(schema)} TO {reader};"
         )
     lines.append(f"ALTER ROLE {reader} SET temp_file_limit = '1GB';")
+    # The guard (pg_guard) reads each statement's query tree from a LOG message: on PostgreSQL
+    # 15 and later the role may keep those out of the server log.
+    lines.append(f"GRANT SET ON PARAMETER log_min_messages TO {reader}; (PostgreSQL 15 and later)")
     lines.append(
         "Revoke EXECUTE on dblink/postgres_fdw functions from PUBLIC if installed, then put that role in the URL "
         "(or set SCHEMA_SEARCH_EXECUTE_ALLOW_PRIVILEGED_ROLE=true to run anyway, which is unsafe)."
@@ -185,17 +191,20 @@ def grants(role: str, database: str, schemas: list[str]) -> str:
     return " ".join(lines)
 
 
-def check_tables(cursor: Any, tables: list[tuple[str, str]]) -> None:
+def check_tables(cursor: Any, tables: list[tuple[str, str]]) -> set[str]:
     """Refuse ``(schema, table)`` pairs whose reading reaches a foreign table or calls a function
     that is not a side-effect-free built-in (through views, policies, inheritance children).
 
     Also run before value hints are sampled (``connectors.values``): reading a view runs its functions.
 
+    Returns:
+        the kinds (``pg_class.relkind``) of every relation reached.
+
     Raises:
         QueryRefused: naming the relation and the function.
     """
     if not tables:
-        return
+        return set()
     cursor.execute(_REACHED, ([f"{_ident(s)}.{_ident(t)}" for s, t in tables],))
     relations = cursor.fetchall()
     for _oid, relation, kind in relations:
@@ -218,8 +227,9 @@ def check_tables(cursor: Any, tables: list[tuple[str, str]]) -> None:
         )
         for operator, function in cursor.fetchall():
             calls.setdefault(function, operators[operator])
+    kinds = {kind for _, _, kind in relations}
     if not calls:
-        return
+        return kinds
     cursor.execute(
         "SELECT p.oid::bigint, n.nspname, p.proname, p.provolatile::text FROM pg_proc p "
         "JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = ANY(%s) ORDER BY p.oid DESC",
@@ -233,6 +243,7 @@ def check_tables(cursor: Any, tables: list[tuple[str, str]]) -> None:
                 "built-in: the query could change something or leave the database.",
                 hint="Query the tables under that view directly, or ask the operator to replace the view.",
             )
+    return kinds
 
 
 # In a stored expression tree: function calls, operators, aggregates and window functions.

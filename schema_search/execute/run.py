@@ -32,6 +32,16 @@ from .target import dialect_of, target
 
 # Seconds a PostgreSQL query may spend connecting and checking its role, beyond its own limit.
 CONNECT_ALLOWANCE_S = 12
+# What the query process imports when it starts, on its own deadline rather than the first query's.
+WARM = (
+    "schema_search.execute.engines",
+    "schema_search.execute.on_sqlite",
+    "schema_search.execute.on_duckdb",
+    "schema_search.execute.on_postgres",
+    "schema_search.execute.pg_guard",
+    "duckdb",
+    "psycopg",
+)
 _TIME_HINT = "Narrow it (filters, LIMIT), or raise SCHEMA_SEARCH_EXECUTE_TIMEOUT_S."
 # Defaults of the limits for callers that do not pass settings (tests, scripts).
 DEFAULT_MAX_BYTES = 10_000_000
@@ -60,6 +70,7 @@ def execute_sql(
     max_bytes: int = DEFAULT_MAX_BYTES,
     memory_mb: int = DEFAULT_MEMORY_MB,
     allow_privileged: bool = False,
+    trusted_objects: tuple[str, ...] = (),
 ) -> QueryResult:
     """Validate ``sql`` against ``catalog`` and run it read-only against ``url``.
 
@@ -79,6 +90,7 @@ def execute_sql(
         max_bytes=max_bytes,
         memory_mb=memory_mb,
         allow_privileged=allow_privileged,
+        trusted_objects=trusted_objects,
     )
 
 
@@ -92,6 +104,7 @@ def run_validated(
     max_bytes: int = DEFAULT_MAX_BYTES,
     memory_mb: int = DEFAULT_MEMORY_MB,
     allow_privileged: bool = False,
+    trusted_objects: tuple[str, ...] = (),
 ) -> QueryResult:
     """Run what ``validation`` checked (against ``catalog``, in ``url``'s dialect), read-only.
 
@@ -117,6 +130,7 @@ def run_validated(
         max_bytes=max_bytes,
         memory_mb=memory_mb,
         allow_privileged=allow_privileged,
+        trusted_objects=trusted_objects,
         tables=tables,
     )
     return result.model_copy(update={"sql": validation.sql})
@@ -131,6 +145,7 @@ def run_read_only(
     max_bytes: int = DEFAULT_MAX_BYTES,
     memory_mb: int = DEFAULT_MEMORY_MB,
     allow_privileged: bool = False,
+    trusted_objects: tuple[str, ...] = (),
     tables: list[tuple[str, str]] | None = None,
 ) -> QueryResult:
     """Run ``sql`` in the sandbox's child on a connection that cannot write. Does not validate:
@@ -149,10 +164,11 @@ def run_read_only(
         "timeout_s": timeout_s,
         "memory_mb": memory_mb,
         "allow_privileged": allow_privileged,
+        "trusted_objects": list(trusted_objects),
         "tables": tables or [],
     }
     limit_s = timeout_s + GRACE_S + (CONNECT_ALLOWANCE_S if dialect == "postgres" else 0)
-    child = shared_child("database", memory_mb * 2**20)
+    child = shared_child("database", memory_mb * 2**20, warm=WARM)
     started = time.perf_counter()
     with child.lock:
         try:

@@ -110,6 +110,7 @@ class GateConfig:
     max_bytes: int = DEFAULT_MAX_BYTES
     memory_mb: int = DEFAULT_MEMORY_MB
     allow_privileged: bool = False
+    trusted_objects: tuple[str, ...] = ()  # PostgreSQL objects not built in that may run anyway
 
 
 class Gate:
@@ -119,7 +120,11 @@ class Gate:
         self.catalog, self.config, self.log = catalog, config, config.log
         self.dialect = dialect_of(config.url)
         self.probe = probe or database_probe(
-            config.url, catalog, memory_mb=config.memory_mb, allow_privileged=config.allow_privileged
+            config.url,
+            catalog,
+            memory_mb=config.memory_mb,
+            allow_privileged=config.allow_privileged,
+            trusted_objects=config.trusted_objects,
         )
         self.tags: ToolTags = tags(config.max_rows)
 
@@ -178,6 +183,7 @@ class Gate:
                 max_bytes=c.max_bytes,
                 memory_mb=c.memory_mb,
                 allow_privileged=c.allow_privileged,
+                trusted_objects=c.trusted_objects,
             )
         except (QueryRefused, QueryStopped, QueryFailed) as error:
             self.log.refused(checklist.verdict, f"{type(error).__name__}: {first_line(error)}")

@@ -49,6 +49,7 @@ def database_probe(
     max_values: int = PROBE_VALUES,
     memory_mb: int = DEFAULT_MEMORY_MB,
     allow_privileged: bool = False,
+    trusted_objects: tuple[str, ...] = (),
 ) -> Probe:
     """A :data:`Probe` that asks the database, read-only, through :func:`~schema_search.execute.run.execute_sql`.
 
@@ -81,6 +82,7 @@ def database_probe(
                 max_bytes=64_000,
                 memory_mb=memory_mb,
                 allow_privileged=allow_privileged,
+                trusted_objects=trusted_objects,
             )
         except (QueryRefused, QueryStopped, QueryFailed) as error:
             return ProbeResult(error=first_line(error))

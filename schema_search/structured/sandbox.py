@@ -76,7 +76,8 @@ class Sandbox:
 
 def shared_sandbox(memory_bytes: int) -> Sandbox:
     """The process's collection sandbox for this memory cap: one child serves every workspace in the process."""
-    return Sandbox(memory_bytes, shared_child("collection", memory_bytes))
+    warm = ("schema_search.structured.query", "schema_search.structured.guard:warm")
+    return Sandbox(memory_bytes, shared_child("collection", memory_bytes, warm=warm))
 
 
 # -- in the child ------------------------------------------------------------------------

@@ -63,6 +63,7 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
             progress=progress,
             max_ddl_bytes=self.settings.max_ddl_bytes,
             value_hints=configs.value_hints(self.settings),
+            trusted_objects=tuple(self.settings.execute_trusted_objects),
         )
         return self.index_catalog(read, progress)
 

@@ -124,4 +124,5 @@ def gate_config(s: Settings, name: str, url: str | None = None) -> GateConfig:
         max_bytes=s.execute_max_bytes,
         memory_mb=s.execute_process_memory_mb,
         allow_privileged=s.execute_allow_privileged_role,
+        trusted_objects=tuple(s.execute_trusted_objects),
     )

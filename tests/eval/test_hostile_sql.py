@@ -62,8 +62,18 @@ def test_postgres_changes_nothing():
         ("postgres",), collections=False, limit_s=LIMIT_S, subset=hostile_sql.ci_slice, pg_url=url, hung_s=HUNG_S
     )
     assert not notes
-    assert {r.surface for r in results} == {"postgres as reader", "postgres as owner"}
+    assert {r.surface for r in results} == {
+        "postgres as reader",
+        "postgres as owner",
+        "postgres checklist",
+        "postgres indexing",
+    }
     assert not _failures(results), _failures(results)
+    # SQL that names nothing planted, yet resolves to planted casts and operators, is refused by name.
+    refused = {r.case_id: r.message for r in results if r.surface == "postgres as reader"}
+    assert "public.int_text(integer)" in refused["postgres.cast-int-text"]
+    assert "vcat" in refused["postgres.operator-concat"]
+    assert "mood_text" in refused["postgres.enum-cast"]
 
 
 def test_outcomes_come_from_the_exception():

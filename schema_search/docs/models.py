@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt
 
 from ..core.explain import RankingContext
 
@@ -40,7 +40,7 @@ class ChunkResult(BaseModel):
 
 class DocsSearchRequest(BaseModel):
     question: str = Field(pattern=r"\S", description="The question, in plain language.")
-    k: int | None = Field(None, description="How many passages at most (default from settings).")
+    k: StrictInt | None = Field(None, description="How many passages at most (default from settings).")
 
 
 class DocsSearchResponse(RankingContext):

@@ -13,7 +13,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 
 from ..docs import uploads
 from ..docs.models import CorpusIndexResult, CorpusInfo, DocsSearchRequest, DocsSearchResponse, SourceDetail
-from ..errors import InvalidInput, UnsupportedMediaType
+from ..errors import InvalidInput, SourceError, UnsupportedMediaType
 from ..settings import Settings
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
@@ -160,11 +160,15 @@ async def _form_files(request: Request, body: bytes, max_files: int) -> list[tup
         raise InvalidInput(
             f"The multipart body does not parse: {error.message}", hint="Send files in a `files` field."
         ) from None
-    files = [
-        (item.filename, await item.read())
-        for item in form.getlist("files")
-        if isinstance(item, UploadFile) and item.filename
-    ]
+    parts = form.getlist("files")
+    files = [(item.filename, await item.read()) for item in parts if isinstance(item, UploadFile) and item.filename]
+    if not files and parts:
+        # Documents the schema allows (`files` is a list of strings), but nothing says what kind
+        # each is: like any upload no reader can read, a bad source, not a malformed request.
+        raise SourceError(
+            f"The upload's {len(parts)} `files` part(s) carry no file name, so no reader knows what they are.",
+            hint="Send each document as a file with its name (curl -F files=@notes.md).",
+        )
     if not files:
         raise InvalidInput("The form holds no files.", hint="Send each document in a `files` field with its file name.")
     return files

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from ..core.explain import RankingContext
 
@@ -104,7 +104,8 @@ class TableCandidate(BaseModel):
 class SearchRequest(BaseModel):
     # Not blank: the schema says what the server refuses (a request the schema allows is answered).
     question: str = Field(pattern=r"\S", description="The question, in plain language.")
-    k: int | None = Field(None, description="How many candidates at most (default from settings).")
+    # Strict: JSON true is no number, though Python would read it as 1.
+    k: StrictInt | None = Field(None, description="How many candidates at most (default from settings).")
 
 
 class SearchResponse(RankingContext):

@@ -420,3 +420,20 @@ def test_the_schema_says_a_question_or_sql_may_not_be_blank(client):
         assert pattern == r"\S", (model, field)
     response = client.post("/v1/catalogs/tiny/search", json={"question": " \n "})
     assert response.status_code == 422 and response.headers["content-type"] == "application/problem+json"
+
+
+def test_a_count_must_be_a_json_integer_as_the_schema_says(client):
+    """JSON ``true`` is no integer, though Python reads it as 1 (schemathesis found it accepted)."""
+    for path, field in (("/v1/catalogs/tiny/search", "k"), ("/v1/corpora/notes/search", "k")):
+        _problem(client.post(path, json={"question": "orders", field: True}), 422, "invalid_input")
+    response = client.post("/v1/catalogs/tiny/query", json={"sql": "SELECT 1", "max_rows": True})
+    _problem(response, 422, "invalid_input")
+
+
+def test_files_without_a_name_are_an_unreadable_upload_not_a_malformed_request(client):
+    """The schema lets ``files`` be plain strings; with no file name no reader knows their kind: 400."""
+    body = b'--xx\r\nContent-Disposition: form-data; name="files"\r\n\r\n# Notes\r\n--xx--\r\n'
+    response = client.post(
+        "/v1/corpora/nameless", content=body, headers={"Content-Type": "multipart/form-data; boundary=xx"}
+    )
+    assert "carry no file name" in _problem(response, 400, "source_unreadable")["detail"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from schema_search.cli import main
@@ -23,10 +21,8 @@ def _sparse(path, size: int):
 def test_a_file_over_the_default_limit_is_refused_without_reading_it(tmp_path, monkeypatch):
     big = _sparse(tmp_path / "dump.sql", 200_000_000)
     monkeypatch.setattr(type(big), "read_text", lambda *a, **k: pytest.fail("the file was read"))
-    started = time.perf_counter()
     with pytest.raises(PayloadTooLarge) as refused:
         ddl.introspect(str(big), catalog="dump")
-    assert time.perf_counter() - started < 1
     message = str(refused.value)
     assert "200,000,000 bytes" in message and "100,000,000" in message and "SCHEMA_SEARCH_MAX_DDL_BYTES" in message
     assert str(big) in message
@@ -55,9 +51,7 @@ def test_text_is_measured_in_utf8_bytes():
 def test_the_cli_says_so_at_once_and_exits_2(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SCHEMA_SEARCH_HOME", str(tmp_path / "home"))
     big = _sparse(tmp_path / "dump.sql", 200_000_000)
-    started = time.perf_counter()
     assert main(["index", str(big), "--catalog", "dump"]) == 2
-    assert time.perf_counter() - started < 5
     error = capsys.readouterr().err
     assert "200,000,000 bytes" in error and "SCHEMA_SEARCH_MAX_DDL_BYTES" in error
 

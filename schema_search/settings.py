@@ -73,6 +73,21 @@ class Settings(BaseSettings):
             "scales it by the share of its words that only descriptions match."
         ),
     )
+    weight_examples: float = Field(
+        1.0,
+        ge=0,
+        description=(
+            "Fusion weight of the examples channel: the tables read by the catalog's past queries nearest the "
+            "question (`schema-search examples add`). 0: examples are neither searched nor shown."
+        ),
+    )
+    examples_from_approved: bool = Field(
+        True,
+        description=(
+            "Keep each query the execute checklist approved and ran, with the user's question, as a past query of "
+            "its catalog (origin `approved`)."
+        ),
+    )
     weight_values: float = Field(
         1.0,
         ge=0,
@@ -121,8 +136,10 @@ class Settings(BaseSettings):
     relevance_floor: bool = Field(
         True,
         description=(
-            "Drop candidates the embedding model finds no nearer than unrelated text (unless a "
-            "keyword channel matched them); return none, flagged off_topic, when nothing is."
+            "Drop candidates the embedding model finds no nearer than unrelated text, unless pinned, read by a past "
+            "query near the question, or matched by keywords (a table in its names, body or values; a passage by "
+            "every meaningful word of the question); return none, flagged off_topic, when nothing is near and "
+            "nothing matched that fully."
         ),
     )
     complete_joins: bool = Field(
@@ -193,6 +210,29 @@ class Settings(BaseSettings):
         description=(
             "A verbatim reference in a question (PEP 572, HTTPException, 3.12) pins the chunks about it only "
             "when at most this share of the documents contain it; 0 turns pinning of chunks off."
+        ),
+    )
+    docs_weight_pages: float = Field(
+        1.0,
+        ge=0,
+        description=(
+            "Fusion weight of the documents' page channel (BM25 over each page's title, headings and whole text), "
+            "added to every passage of a matching page. 0: off."
+        ),
+    )
+    docs_per_page: int = Field(
+        2,
+        ge=0,
+        description=(
+            "Most passages of one page among the first k of a document search; further ones follow the other "
+            "pages' passages. 0: no cap."
+        ),
+    )
+    docs_group_pages: bool = Field(
+        False,
+        description=(
+            "List the passages of one page together in a document search, behind its best passage (off: in rank "
+            "order, which fits more pages into a context budget)."
         ),
     )
     max_upload_files: int = Field(
@@ -409,6 +449,7 @@ class Settings(BaseSettings):
             "descriptions": self.weight_descriptions,
             "values": self.weight_values,
             "dense": self.weight_dense,
+            "examples": self.weight_examples,
         }
 
 

@@ -14,5 +14,8 @@ mkdir -p eval/results
 "${docs_eval[@]}" $Q/fastapi_dev.jsonl $Q/fastapi.jsonl $Q/off_topic.jsonl --source "$D/fastapi" --work "$W/fastapi" \
     --json eval/results/docs-fastapi.json
 "${docs_eval[@]}" $Q/fastapi_cjk.jsonl --source "$D/fastapi_cjk" --work "$W/fastapi_cjk" --json eval/results/docs-fastapi_cjk.json
+# A VitePress site with questions written before any run over it (eval/data/vite_docs/README.md).
+"${docs_eval[@]}" $Q/vite.jsonl $Q/off_topic.jsonl --source eval/data/vite_docs/pages --work "$W/vite" \
+    --url-template "https://vite.dev/{path}" --json eval/results/docs-vite.json
 "${docs_eval[@]}" $Q/peps.jsonl $Q/off_topic.jsonl --source "$D/peps" --work "$W/peps" --json eval/results/docs-peps.json
 .venv/bin/python -m eval.docs.tokens "$D/fastapi" "$D/fastapi_cjk" "$D/peps" --json eval/results/docs-tokens.json

@@ -110,6 +110,26 @@ def _print_docs_run(run, misses: bool) -> None:
         ]
         print(f"\n{name}: {results[0].questions} answerable, {results[0].unanswerable} unanswerable")
         print_table(header, rows)
+        returned = [r for r in results if r.passage_recall]
+        if returned:
+            print("  the passages returned at k (R@k), and those that fit a budget of tokens (R@Bt):")
+            print_table(
+                (
+                    "config",
+                    *(f"R@{k}" for k in run.ks),
+                    *(f"R@{b}t" for b in returned[0].budget_recall),
+                    f"pages in {max(run.ks)}",
+                ),
+                [
+                    (
+                        r.config,
+                        *(f"{v:.3f}" for v in r.passage_recall.values()),
+                        *(f"{v:.3f}" for v in r.budget_recall.values()),
+                        f"{r.pages_in_passages:.1f}",
+                    )
+                    for r in returned
+                ],
+            )
         for result in results:
             for kind, by_k in result.by_kind.items():
                 figures = "  ".join(f"R@{k} {value:.3f}" for k, value in by_k.items())

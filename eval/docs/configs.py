@@ -1,9 +1,12 @@
 """Named configurations over one corpus: each turns a question into pages, best first, and an off-topic verdict.
 
-* ``default``: exactly what ``Workspace.corpora.search`` ships (fusion, pins, floor).
+* ``default``: exactly what ``Workspace.corpora.search`` ships (fusion, page channel,
+  pins, floor, cap per page).
 * one per channel (``headings``, ``body``, ``dense``): that channel's chunk ranking alone.
-* ``default-no-<stage>``: the default with one stage off (pins, floor, dense channel,
-  headings channel), the ablation of each.
+* ``default-no-<stage>``: the default with one stage off (pins, floor, keyword anchors,
+  cap per page, page channel, dense channel, headings channel), the ablation of each;
+  ``default-no-page-stages`` turns the page channel, the cap and the anchors off at once,
+  ``default-grouped`` lists each page's passages together.
 * ``peer-bm25-pages``, ``peer-dense-chunks``: see :mod:`eval.docs.peers`.
 """
 
@@ -23,6 +26,8 @@ from .questions import page
 
 # (question, how many pages) -> (pages best first, off topic?)
 Rank = Callable[[str, int], tuple[list[str], bool]]
+# (question, k) -> the k passages a search returns, as (page, tokens), in the order returned.
+Passages = Callable[[str, int], list[tuple[str, int]]]
 
 DEFAULT = "default"
 PEER_BM25 = "peer-bm25-pages"
@@ -30,6 +35,12 @@ PEER_DENSE = "peer-dense-chunks"
 ABLATIONS = {
     "default-no-pins": {"pin_identifiers": False},
     "default-no-floor": {"relevance_floor": False},
+    "default-no-anchors": {"keyword_anchors": False},
+    "default-no-spread": {"per_page": 0},
+    "default-grouped": {"group_pages": True},
+    "default-no-pages": {"page_weight": 0.0},
+    # The three stages of the third pass off at once: the ranking as it was, on today's index.
+    "default-no-page-stages": {"page_weight": 0.0, "per_page": 0, "keyword_anchors": False},
     "default-no-dense": {"drop": "dense"},
     "default-no-headings": {"drop": "headings"},
 }
@@ -39,15 +50,19 @@ CHUNK_DEPTH = 100
 
 @dataclass(frozen=True)
 class DocsConfig:
+    """``passages``: what the search hands an agent at k, for configurations that return passages."""
+
     name: str
     rank: Rank
+    passages: Passages | None = None
 
 
 def available(channels: Sequence[str]) -> list[str]:
     """Configuration names for a corpus searcher with these channels, in report order.
 
-    >>> available(["headings", "body"])
-    ['default', 'headings', 'body', 'default-no-pins', 'default-no-headings', 'peer-bm25-pages', 'peer-dense-chunks']
+    >>> available(["headings", "body"])  # doctest: +NORMALIZE_WHITESPACE
+    ['default', 'headings', 'body', 'default-no-pins', 'default-no-anchors', 'default-no-spread',
+     'default-grouped', 'default-no-pages', 'default-no-page-stages', 'default-no-headings', 'peer-bm25-pages', 'peer-dense-chunks']
     """
     # The floor and the dense ablation need the dense channel; dropping a channel needs that channel.
     needs = {
@@ -69,13 +84,14 @@ def build(
             f"Unknown configuration {', '.join(map(repr, unknown))}.", hint=f"Available: {', '.join(names)}."
         )
     shipped = workspace.corpora.config()
+    counter = workspace.corpora.chunking().counter
     pages = None
     configs = {}
     for name in wanted or names:
-        if name == DEFAULT:
-            rank = _ours(searcher, shipped)
-        elif name in ABLATIONS:
-            rank = _ours(searcher, _ablated(shipped, ABLATIONS[name]))
+        passages = None
+        if name == DEFAULT or name in ABLATIONS:
+            config = shipped if name == DEFAULT else _ablated(shipped, ABLATIONS[name])
+            rank, passages = _ours(searcher, config), _passages(searcher, config, counter)
         elif name in searcher.rankers:
             rank = _channel(searcher, name, shipped.depth)
         else:
@@ -84,7 +100,7 @@ def build(
                 rank = _peer(PeerBM25Pages(pages))
             else:
                 rank = _peer(PeerDenseChunks(pages, load_model(workspace.settings.embedding_threads), cache))
-        configs[name] = DocsConfig(name, rank)
+        configs[name] = DocsConfig(name, rank, passages)
     return configs
 
 
@@ -100,6 +116,23 @@ def _ours(searcher: CorpusSearcher, config: DocsSearchConfig) -> Rank:
         return _distinct_pages(searcher, [r.id for r in hits.ranking.ranked], k), hits.ranking.off_topic
 
     return rank
+
+
+def _passages(searcher: CorpusSearcher, config: DocsSearchConfig, counter) -> Passages:
+    tokens: dict[str, int] = {}
+
+    def count(chunk) -> int:
+        # What an agent reads of a passage: its context header and its text.
+        if chunk.id not in tokens:
+            text = f"{chunk.context}\n{chunk.text}"
+            tokens[chunk.id] = counter.count_tokens(text) if counter is not None else len(text.split())
+        return tokens[chunk.id]
+
+    def passages(question: str, k: int) -> list[tuple[str, int]]:
+        chunks = [searcher.chunk(r.id) for r in searcher.search(question, k, config).ranking.ranked]
+        return [(page(chunk.url), count(chunk)) for chunk in chunks]
+
+    return passages
 
 
 def _channel(searcher: CorpusSearcher, channel: str, depth: int) -> Rank:

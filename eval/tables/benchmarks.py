@@ -17,7 +17,9 @@ that peer baselines can read the files the way an independent tool would.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,9 @@ from typing import Any
 from schema_search.connectors.benchmark import FILENAME as SCHEMAS_FILE
 from schema_search.connectors.benchmark import database_tables, records
 from schema_search.errors import SourceError
+from schema_search.settings import Settings
 from schema_search.tables.catalog import Catalog, Table, table_id
+from schema_search.workspace import Workspace
 
 QUESTIONS_FILE = "questions.jsonl"
 POOLED, PER_DB = "pooled", "per-db"
@@ -147,6 +151,19 @@ def pooled(benchmark: Benchmark, distractors: Sequence[Database] = ()) -> tuple[
             seen.add(database.db_id.lower())
             extra.append(database)
     return benchmark.databases + tuple(extra)
+
+
+@contextmanager
+def pooled_workspace(
+    benchmark: Benchmark, distractors: Path | None, settings: Settings
+) -> Iterator[tuple[Workspace, int]]:
+    """A scratch workspace with the benchmark (and the ``distractors`` folder's schemas) indexed as catalog ``pooled``;
+    yields it and the number of tables."""
+    databases = pooled(benchmark, load_databases(distractors) if distractors else ())
+    with tempfile.TemporaryDirectory(prefix="schema-search-pooled-") as home:
+        workspace = Workspace(settings.model_copy(update={"home": Path(home)}))
+        workspace.catalogs.index_catalog(catalog_of("pooled", databases))
+        yield workspace, sum(len(d.tables) for d in databases)
 
 
 def catalog_of(name: str, databases: Sequence[Database]) -> Catalog:

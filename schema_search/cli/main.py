@@ -17,6 +17,7 @@ from .. import __version__
 from ..errors import InvalidInput, SchemaSearchError
 from ..settings import Settings
 from . import agent, describe, docs, mcp, moved, structured, tables
+from . import examples as examples_cli
 from .output import HelpFormatter, examples
 
 # Options every command takes, before or after its name: (flags, keywords for add_argument).
@@ -97,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", help="one of:")
     tables.add_commands(commands)
+    examples_cli.add_commands(commands)
     docs.add_commands(commands)
     structured.add_commands(commands)
 

@@ -124,6 +124,8 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
         for i, c in enumerate(response.candidates, 1)
     ]
     print_table(("#", "table", "score", "channel ranks", "distance", "matched", "id"), rows)
+    for example in response.examples:
+        print(f"\npast query {example.id} ({example.origin}): {example.question}\n  {' '.join(example.sql.split())}")
     if response.unrelated_distance is not None:
         print(
             f"\ndistance: to the question, smaller is nearer; unrelated text comes to {response.unrelated_distance:.2f}."

@@ -46,8 +46,9 @@ class Channels:
             # ranking, the floor and then the distances it shows (``closeness``), and other
             # searches of a threaded server may come in between.
             vectors = self.vectors
-            encode = lru_cache(maxsize=64)(lambda question: embedder.encode([question])[0])
-            self._scores = lru_cache(maxsize=8)(lambda question: vectors.scores(encode(question)))
+            self.encode = lru_cache(maxsize=64)(lambda question: embedder.encode([question])[0])
+            # Through the attribute: channels of the same model may share one encoding (``share_encoding``).
+            self._scores = lru_cache(maxsize=8)(lambda question: vectors.scores(self.encode(question)))
             self.rankers["dense"] = self._dense_rank
         self.readable = lru_cache(maxsize=64)(self._readable)
 
@@ -71,6 +72,11 @@ class Channels:
         if vectors is not None and family(vectors.model) != family(embedder.name):
             vectors = None
         return cls(bm25_rankers(field_ranker, fields, exclusive), vectors, embedder, field_ranker)
+
+    def share_encoding(self, other: Channels) -> None:
+        """Encode questions with ``other``'s cache (same model): one encoding per question for both."""
+        if self.vectors is not None and other.vectors is not None:
+            self.encode = other.encode
 
     def rankings(self, question: str, depth: int) -> dict[str, list[str]]:
         return {channel: ranker(question, depth) for channel, ranker in self.rankers.items()}
@@ -96,6 +102,17 @@ class Channels:
         return Relevance(
             cosines, self.vectors.floor, self.readable(question), nearest[0][0] if nearest else None, topic_floor
         )
+
+    def matching_all(self, question: str, fields: Sequence[str], limit: int) -> list[str]:
+        """Items with every meaningful word of the question in ``fields`` (each word in any of them), best first.
+
+        Only for questions of two or more such words (stop words and the words that only
+        ask do not count): one shared word is what BM25 finds anywhere.
+        """
+        if self.fields is None or len(question_terms(question)) < 2:
+            return []
+        # Unanalysed words: the index analyses them itself (a stemmed word would be stemmed twice).
+        return self.fields.containing_all(fields, content_words(question), limit)
 
     def novelty(self, question: str, channels: Sequence[str]) -> dict[str, float]:
         """For each of ``channels``: the share of the question only it matches (``novelty.novelty``)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from .embedders import BATCH, Embedder
 
 EMBEDDINGS_FILE = "embeddings.npy"
 KEYS_FILE = "embeddings.json"
+_WORD = re.compile(r"\w+")
 
 
 def _key(text: str) -> str:
@@ -28,6 +30,11 @@ def _key(text: str) -> str:
 
 # Everyday text that no database schema or technical document is about. Its similarity
 # to a collection's items is the model's "unrelated" level for it (see calibrate_floor).
+# Many sentences, so that no single one sets the level: a corpus may quote one
+# (Tailwind's examples print "The quick brown fox..." on 18 pages), and a sentence a
+# collection contains verbatim is left out of its calibration. The added ones are talk
+# about nothing in particular: a sentence about dogs, concerts or flights is about
+# something a database holds (Spider has a dog kennel, a concert and a flight database).
 UNRELATED = (
     "What a lovely morning, the sun is finally out.",
     "Can you recommend a good novel to read on holiday?",
@@ -53,8 +60,53 @@ UNRELATED = (
     "thanks, that's all for now",
     "asdf qwerty zxcv",
     "Who would win in a race, a tortoise or a hare?",
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit.",
+    "I'm not sure what you mean.",
+    "That sounds wonderful, thank you so much!",
+    "Could you say that again, a little more slowly?",
+    "I have a good feeling about today.",
+    "Let me think about it and get back to you.",
+    "Sorry, wrong window.",
+    "Never mind, it's not important.",
+    "What a strange dream I had last night.",
+    "Okay, sounds good to me.",
+    "See you later, alligator.",
+    "Good morning! How are you feeling today?",
+    "Happy birthday, I hope you have a wonderful day!",
+    "Once upon a time there lived a kind old woman.",
+    "Please be patient with me today.",
+    "I can't stop laughing at that.",
+    "Knock knock, who's there?",
+    "Whatever will be, will be.",
+    "All that glitters is not gold.",
+    "Early to bed and early to rise.",
+    "ok thanks",
+    "lol that's funny",
+    "test test one two three",
+    "blah blah blah",
+    "no way, really?",
+    "Tell me something interesting.",
+    "I don't feel like talking right now.",
+    "You're the best, have a great weekend.",
+    "Can we start over?",
+    "It is what it is.",
+    "Life is full of little surprises.",
+    "Are you a robot?",
+    "I was just wondering, that's all.",
+    "This is a sentence with no particular meaning.",
+    "Wish me luck!",
+    "Nice to meet you.",
+    "Hmm, let me see.",
+    "Why do I always forget things?",
+    "Keep calm and carry on.",
+    "Do you ever get bored?",
 )
 FLOOR_QUANTILE = 0.99
+# How many deviations above the typical unrelated sentence a question's nearest item
+# must come to be on topic (calibrate_nearest_floor). Chosen on the FastAPI dev questions
+# and the off-topic set: 5 flags as many off-topic questions there as the old level (the
+# maximum over the sentences) did, and no one sentence can move it far.
+NEAREST_SPREAD = 5.0
 
 
 @dataclass
@@ -62,10 +114,11 @@ class DenseIndex:
     """Item vectors, row ``i`` for ``ids[i]``.
 
     ``floor``: the cosine that unrelated text reaches against these items; an item
-    must beat it to count as a dense match. ``nearest_floor``: the cosine unrelated
-    text reaches against its *nearest* item. In a large collection some item is
-    always a little nearer than the typical pair, so this is the level a question's
-    nearest item must beat for the question to be about the collection at all.
+    must beat it to count as a dense match. ``nearest_floor``: how near unrelated
+    sentences come to their *nearest* item (a robust upper level of those cosines,
+    never below ``floor``; see ``calibrate_nearest_floor``). In a large collection some
+    item is always a little nearer than the typical pair, so this is the level a
+    question's nearest item must beat for the question to be about the collection at all.
     """
 
     ids: list[str]
@@ -165,10 +218,30 @@ def build_dense(
             batch = []
     vectors = np.stack([known[key] for key in keys]) if keys else np.zeros((0, 1), np.float32)
     index = DenseIndex(list(ids), keys, vectors.astype(np.float32), embedder.name)
-    unrelated = embedder.encode(UNRELATED)
+    unrelated = embedder.encode(unrelated_sentences(texts))
     index.floor = calibrate_floor(index.vectors, unrelated)
-    index.nearest_floor = calibrate_nearest_floor(index.vectors, unrelated)
+    # Never below the floor: a question whose nearest item is kept is on topic.
+    index.nearest_floor = max(calibrate_nearest_floor(index.vectors, unrelated), index.floor)
     return index, len(missing)
+
+
+def _plain(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def unrelated_sentences(texts: Sequence[str]) -> list[str]:
+    """``UNRELATED`` without the sentences that ``texts`` quote (compared as lower-case words).
+
+    A quoted sentence is as near to its passage as the question that quotes it: it
+    would raise the level to where real questions fail it.
+
+    >>> len(UNRELATED) - len(unrelated_sentences(["<p>The quick brown fox jumps over the LAZY dog</p>"]))
+    1
+    """
+    # Padded: whole words only ("hello there" is not in "othello there").
+    plain = "\n".join(f" {_plain(text)} " for text in texts)
+    kept = [sentence for sentence in UNRELATED if f" {_plain(sentence)} " not in plain]
+    return kept or list(UNRELATED)  # a collection of these very sentences still gets a level
 
 
 def calibrate_floor(items: np.ndarray, unrelated: np.ndarray, quantile: float = FLOOR_QUANTILE) -> float:
@@ -187,13 +260,21 @@ def calibrate_floor(items: np.ndarray, unrelated: np.ndarray, quantile: float = 
     return float(np.quantile(unrelated @ items.T, quantile))
 
 
-def calibrate_nearest_floor(items: np.ndarray, unrelated: np.ndarray) -> float:
-    """The highest cosine any unrelated sentence reaches against its nearest item.
+def calibrate_nearest_floor(items: np.ndarray, unrelated: np.ndarray, spread: float = NEAREST_SPREAD) -> float:
+    """How near unrelated sentences come to their nearest item: a robust upper level of those cosines.
+
+    The median of the sentences' nearest cosines plus ``spread`` times their median
+    absolute deviation (scaled to a standard deviation): half the sentences would have
+    to come near for the level to move far, where the maximum moves with any one.
 
     >>> t = np.eye(3, dtype=np.float32)
-    >>> round(calibrate_nearest_floor(t, np.array([[0.1, 0.2, 0.3], [0.5, 0.0, 0.0]], np.float32)), 2)
-    0.5
+    >>> near = np.array([[0.1, 0, 0], [0.2, 0, 0], [0.3, 0, 0], [0.95, 0, 0]], np.float32)
+    >>> round(calibrate_nearest_floor(t, near, 1.0), 3)  # median 0.25, deviation 0.148: 0.95 counts as any high one
+    0.398
     """
     if items.size == 0:
         return -1.0
-    return float((unrelated @ items.T).max(axis=1).max())
+    nearest = (unrelated @ items.T).max(axis=1)
+    median = float(np.median(nearest))
+    deviation = 1.4826 * float(np.median(np.abs(nearest - median)))
+    return median + spread * deviation

@@ -4,8 +4,10 @@ BM25 matches anything that shares a word with the question, and RRF always retur
 a ranking, so neither can say "nothing here is about this". The dense model can: a
 collection's *unrelated level* is how close everyday sentences come to its items
 (``dense.calibrate_floor``). An item no nearer to the question than that is noise,
-unless other evidence keeps it (a keyword channel the kind trusts, or a pin); when
-not even the nearest item beats the level, the question is off topic.
+unless other evidence keeps it (a keyword channel the kind trusts, a pin, or a keyword
+match of every word that carries the question's meaning); when not even the nearest
+item beats the level and nothing is pinned or matched that completely, the question
+is off topic.
 
 The level only means something when the model could read the question: all-MiniLM
 has no word pieces for most Han characters, so a Chinese question is mostly
@@ -51,20 +53,32 @@ def apply_floor(
     relevance: Relevance,
     pinned: Collection[str] = (),
     evidence: Collection[str] = (),
+    anchors: Collection[str] = (),
 ) -> tuple[list[str], bool]:
-    """Items of ``order`` above the floor, pinned, or with ``evidence``; and whether the question is off topic.
+    """Items of ``order`` above the floor, pinned, or with keyword evidence; and whether the question is off topic.
 
-    Off topic: nothing in the collection beats the topic floor and nothing is pinned.
+    Args:
+        evidence: items a keyword channel the kind trusts matched: kept whatever their cosine.
+        anchors: items that match every word of the question that carries meaning: kept,
+            and they keep the question on topic (a keyword match that complete is
+            evidence the dense model's level cannot overrule).
+
+    Off topic: nothing in the collection beats the topic floor, and nothing is pinned or anchored.
 
     >>> rel = Relevance({"a": 0.6, "b": 0.2, "c": 0.1}, floor=0.3)
     >>> apply_floor(["b", "a", "c"], rel, evidence={"c"})
     (['a', 'c'], False)
     >>> apply_floor(["b", "c"], Relevance({"b": 0.2, "c": 0.1}, floor=0.3), evidence={"b"})
     ([], True)
+    >>> apply_floor(["b", "c"], Relevance({"b": 0.2, "c": 0.1}, floor=0.3), anchors={"c"})
+    (['c'], False)
     """
     if not relevance.judges:
         return list(order), False
     topic_floor = relevance.floor if relevance.topic_floor is None else relevance.topic_floor
-    if not pinned and max(relevance.cosines.values(), default=-1.0) <= topic_floor:
+    kept_anyway = set(pinned) | set(anchors)
+    if not kept_anyway.intersection(order) and max(relevance.cosines.values(), default=-1.0) <= topic_floor:
         return [], True
-    return [t for t in order if t in pinned or t in evidence or relevance.cosines.get(t, -1.0) > relevance.floor], False
+    return [
+        t for t in order if t in kept_anyway or t in evidence or relevance.cosines.get(t, -1.0) > relevance.floor
+    ], False

@@ -63,9 +63,14 @@ class FieldRanker:
         # is query syntax: no quoting or escaping needed.
         return self._search(" ".join(words), field, limit) if words else []
 
-    def containing_all(self, field: str, words: list[str], limit: int) -> list[str]:
-        """Ids of documents whose ``field`` has every one of ``words`` (after analysis), best first."""
-        return [doc for doc, _ in self._search(" ".join(f"+{w}" for w in words), field, limit)] if words else []
+    def containing_all(self, field: str | Sequence[str], words: list[str], limit: int) -> list[str]:
+        """Ids of documents with every one of ``words`` (after analysis) in ``field``, best first.
+
+        Several fields: each word in any of them (a title word and a body word both count).
+        """
+        if not words:
+            return []
+        return [doc for doc, _ in self._search(" ".join(f"+{w}" for w in words), field, limit)]
 
     @property
     def documents(self) -> int:
@@ -76,7 +81,7 @@ class FieldRanker:
         """Document frequency of each analysed term in each of ``fields``."""
         return {field: [self._searcher.doc_freq(field, term) for term in terms] for field in fields}
 
-    def _search(self, query_text: str, field: str, limit: int) -> list[tuple[str, float]]:
-        query = self._index.parse_query(query_text, [field])
+    def _search(self, query_text: str, field: str | Sequence[str], limit: int) -> list[tuple[str, float]]:
+        query = self._index.parse_query(query_text, [field] if isinstance(field, str) else list(field))
         hits = self._searcher.search(query, limit).hits
         return [(self._searcher.doc(address)[ID][0], score) for score, address in hits]

@@ -6,18 +6,20 @@ Stages, in order (each a plain function over ranked lists):
    channel's coverage, the dense weight by how much of the question the model can
    read, and any channel the kind names by a per-question factor (tables: generated
    descriptions by their novelty, :mod:`novelty`);
-2. ``boost``, when the kind has one (tables: foreign-key neighbours rise);
+2. ``boost``, when the kind has one (tables: foreign-key neighbours rise; chunks: the
+   passages of pages the page channel ranks rise);
 3. ``pin.pin_first``: items the question names verbatim go first;
 4. ``floor.apply_floor``: items the model finds no nearer than unrelated text go,
-   unless pinned or matched by a channel the kind trusts; nothing near at all means
+   unless pinned, matched by a channel the kind trusts, or matching every meaningful
+   word of the question; nothing near at all and nothing matched that fully means
    off topic;
 5. ``complete``, when the kind has one, cuts to k (tables: bridge tables for joins;
-   chunks: the nearest chunk kept), else the first k.
+   chunks: at most two passages of a page, the nearest chunk kept), else the first k.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from . import pin
@@ -82,6 +84,7 @@ def rank(
     pin_order: PinOrder | None = None,
     relevance: Relevance | None = None,
     evidence: Sequence[str] = (),
+    anchors: Collection[str] = (),
     complete: Complete | None = None,
 ) -> Ranking:
     """Run the stages over channel rankings; keep the top ``k``.
@@ -96,6 +99,8 @@ def rank(
             which pinned item comes first); without it they keep the order given.
         relevance: the dense model's view of the question; ``None`` skips the floor.
         evidence: channels whose match keeps an item above the floor on its own.
+        anchors: items matching every meaningful word of the question: kept above the
+            floor, and the question with them (``floor.apply_floor``).
 
     >>> rank({"names": ["a.x"], "body": ["a.y", "a.x"]}, Fusion({"body": 1.0}), k=5).ranked[0].id
     'a.y'
@@ -123,7 +128,7 @@ def rank(
     dropped = 0
     if relevance is not None:
         trusted = {item for channel in evidence for item in rankings.get(channel, ())}
-        kept, off_topic = apply_floor(order, relevance, pinned, trusted)
+        kept, off_topic = apply_floor(order, relevance, pinned, trusted, anchors)
         if off_topic:
             return Ranking([], off_topic=True, dropped=len(order), weights=weights, rrf_k=fusion.rrf_k)
         dropped, order = len(order) - len(kept), kept

@@ -1,10 +1,13 @@
-"""Question -> ranked chunks: the core's channels and stages, with verbatim pins and the nearest chunk kept.
+"""Question -> ranked chunks: the core's channels and stages, with the page channel, pins and a cap per page.
 
-The shared stages (``core.ranking``) run with the chunks' pins: chunks that contain
-a reference the question writes verbatim go first, those whose context header has
-it before those whose text merely mentions it, each group in the fused (semantic)
-order. Pins never push out the chunk the embedding model finds nearest: if they
-did, it is added after them (``added``), so a result can hold k + 1 chunks.
+The shared stages (``core.ranking``) run with what chunks add: the page channel
+(``docs.pages``) lifts the passages of pages that are about the question as a whole;
+chunks that contain a reference the question writes verbatim go first, those whose
+context header has it before those whose text merely mentions it, each group in the
+fused (semantic) order; chunks with every meaningful word of the question stay above
+the floor. Then a page gives at most ``per_page`` unpinned passages to the first k
+(``core.diversity.spread``). Pins never push out the chunk the embedding model finds
+nearest: if they did, it is added after them (``added``), so a result can hold k + 1 chunks.
 
 The only I/O is inside :class:`CorpusSearcher` (tantivy, the embedding model).
 """
@@ -12,16 +15,18 @@ The only I/O is inside :class:`CorpusSearcher` (tantivy, the embedding model).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.channels import Channels, Ranker
 from ..core.closeness import Closeness
+from ..core.diversity import grouped, spread
 from ..core.embedders import Embedder
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.store import Generation
 from .corpus import Chunk, Corpus, Document, load_corpus, load_text
 from .documents import FIELDS
+from .pages import PAGE_CHANNEL, PageRanker, lift_by_page
 from .references import pinned_chunks
 
 
@@ -36,6 +41,17 @@ class DocsSearchConfig:
     pin_identifiers: bool = True
     pin_share: float = 0.05
     relevance_floor: bool = True
+    # Chunks with every meaningful word of the question in their headings or body stay
+    # above the floor, and keep the question on topic (``floor.apply_floor``).
+    keyword_anchors: bool = True
+    # Passages of one page in the first k, at most (0: no cap); further ones follow the
+    # other pages' (``core.diversity.spread``). The kept passages of a page are then
+    # listed together, behind its best one, when ``group_pages``.
+    per_page: int = 2
+    group_pages: bool = False
+    # Fusion weight of the page channel (``docs.pages``): BM25 over whole pages lifts
+    # their passages. 0: off.
+    page_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -70,8 +86,10 @@ class CorpusSearcher:
         coverage: Mapping[str, float],
         generation: str = "",
         path: Path | None = None,
+        pages: PageRanker | None = None,
     ) -> None:
         self.corpus = corpus
+        self.pages = pages
         self.channels = channels
         self.coverage = dict(coverage)
         self.generation = generation
@@ -85,7 +103,10 @@ class CorpusSearcher:
     def open(cls, generation: Generation, embedder: Embedder | None = None) -> CorpusSearcher:
         channels = Channels.open(generation, FIELDS, embedder)
         corpus = load_corpus(generation.path)
-        return cls(corpus, channels, generation.manifest()["coverage"], generation.id, generation.path)
+        manifest = generation.manifest()
+        return cls(
+            corpus, channels, manifest["coverage"], generation.id, generation.path, PageRanker.open(generation.path)
+        )
 
     @property
     def rankers(self) -> dict[str, Ranker]:
@@ -112,19 +133,48 @@ class CorpusSearcher:
         about = {chunk for chunk, in_header in found if in_header}
         pins = [chunk for chunk, _ in found]
         nearest = relevance.nearest if relevance is not None and relevance.judges and pins else None
+        anchors = self.channels.matching_all(question, FIELDS, config.depth) if config.keyword_anchors else []
+        page_ranks = (
+            {page: position for position, page in enumerate(self.pages.rank(question, config.depth), 1)}
+            if self.pages is not None and config.page_weight > 0
+            else {}
+        )
         ranking = rank(
             rankings,
             Fusion(config.weights, config.rrf_k, config.scale_by_coverage),
             k,
             coverage=self.coverage,
             readable=relevance.readable if relevance else 1.0,
+            boost=lambda scored: lift_by_page(scored, self._page_of, page_ranks, config.page_weight, config.rrf_k),
             pins=pins,
             # Chunks about the reference before chunks that mention it, each in the fused order.
             pin_order=lambda chunk, score: (chunk not in about, -score),
             relevance=relevance if config.relevance_floor else None,
-            complete=lambda order, k: keep_nearest(order, k, nearest),
+            anchors=anchors,
+            complete=lambda order, k: self._complete(order, k, nearest, set(pins), config),
         )
+        if page_ranks:
+            # Shown as a channel: a passage's rank in it is its page's, so its score still
+            # reads as the sum of its channels' contributions.
+            for ranked in ranking.ranked:
+                ranked.channels[PAGE_CHANNEL] = page_ranks.get(self._page_of(ranked.id))
+            ranking = replace(ranking, weights={**ranking.weights, PAGE_CHANNEL: config.page_weight})
         return ChunkHits(ranking, self.channels.closeness(question, [r.id for r in ranking.ranked]))
+
+    def _complete(
+        self, order: list[str], k: int, nearest: str | None, pinned: set[str], config: DocsSearchConfig
+    ) -> list[tuple[str, bool]]:
+        """The first ``k`` passages spread over pages (pinned ones first, uncapped), the nearest one kept,
+        and each page's passages together when ``group_pages``."""
+        head = keep_nearest(spread(order, self._page_of, config.per_page, pinned), k, nearest)
+        if not config.group_pages:
+            return head
+        added = dict(head)
+        return [(chunk, added[chunk]) for chunk in grouped([chunk for chunk, _ in head], self._page_of)]
+
+    def _page_of(self, chunk_id: str) -> str:
+        chunk = self._chunks.get(chunk_id.lower())
+        return chunk.document if chunk is not None else chunk_id
 
     def _pins(self, question: str, config: DocsSearchConfig) -> list[tuple[str, bool]]:
         """``(chunk, its header has the reference)`` for the chunks the question's references point at."""

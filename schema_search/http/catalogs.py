@@ -1,4 +1,4 @@
-"""``/v1/catalogs``: list, show, search, show a table, index uploaded DDL or a database URL, delete."""
+"""``/v1/catalogs``: list, show, search, show a table, past queries, index uploaded DDL or a database URL, delete."""
 
 from __future__ import annotations
 
@@ -14,7 +14,16 @@ from ..errors import Forbidden, InvalidInput, UnsupportedMediaType
 from ..preflight.gate import ExecuteRequest, ExecuteResult
 from ..settings import Settings
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
-from ..tables.models import CatalogInfo, IndexFromUrl, IndexResult, SearchRequest, SearchResponse, TableDetail
+from ..tables.models import (
+    CatalogInfo,
+    ExamplesRequest,
+    ExamplesResponse,
+    IndexFromUrl,
+    IndexResult,
+    SearchRequest,
+    SearchResponse,
+    TableDetail,
+)
 from ..workspace import Workspace
 from .deps import AdminKey, IsolatedDep, Name, ReadKey, WorkspaceDep, check_admin, content_type, read_body
 from .isolated import Isolated
@@ -72,6 +81,24 @@ def execute(name: Name, request: ExecuteRequest, ws: WorkspaceDep, admin_key: Ad
     return ws.catalogs.execute_sql(
         name, request.sql, request.question, approval=request.approval, answers=request.answers
     )
+
+
+@router.get("/{name}/examples", responses=problem_responses(404, 409, 422, 503))
+def list_examples(name: Name, ws: WorkspaceDep) -> ExamplesResponse:
+    """The catalog's past queries (question -> SQL), searched next to its tables."""
+    return ws.catalogs.list_examples(name)
+
+
+@router.post("/{name}/examples", responses=problem_responses(403, 404, 409, 413, 422, 503))
+async def add_examples(
+    name: Name, request: ExamplesRequest, ws: WorkspaceDep, admin_key: AdminKey = None
+) -> ExamplesResponse:
+    """Keep question -> SQL pairs with the catalog; the tables each reads are checked (422 names the pair).
+
+    A write: needs the admin key where the server sets one.
+    """
+    check_admin(ws.settings, admin_key, required=False, what="Adding past queries")
+    return await run_in_threadpool(ws.catalogs.add_examples, name, request.examples)
 
 
 @router.get("/{name}/tables/{table}", responses=problem_responses(404, 409, 422, 503))

@@ -15,7 +15,7 @@ from ..errors import TableAmbiguous, TableNotFound
 from .catalog import Catalog, ForeignKey, Table, source_id
 from .documents import table_document
 from .models import ColumnInfo, DescriptionInfo, JoinInfo, TableCandidate, TableDetail, ValueMatch
-from .render import create_table_sql
+from .render import create_table_sql, kept_columns
 
 _ANALYZER = analyzer.build_analyzer()
 # A question names few values: past this many matches in one column it named a word they
@@ -44,6 +44,8 @@ def _candidate(
         for other, fk in catalog.referencing(table.id)
         if other.id in chosen and other.id != table.id
     ]
+    matched_columns = [c.name for c, found in zip(table.columns, fixed.column_terms) if wanted & found]
+    matched_values = _matched(fixed.values, wanted)
     return TableCandidate(
         table=table.id,
         source_id=source_id(catalog.name, table.id),
@@ -51,8 +53,8 @@ def _candidate(
         score=round(ranked.score, 6),
         channels=ranked.channels,
         matched_terms=matched,
-        matched_columns=[c.name for c, found in zip(table.columns, fixed.column_terms) if wanted & found],
-        matched_values=_matched(fixed.values, wanted),
+        matched_columns=matched_columns,
+        matched_values=matched_values,
         pinned=ranked.pinned,
         added_for_join=ranked.added,
         comment=table.comment,
@@ -60,9 +62,33 @@ def _candidate(
         columns=list(fixed.columns),
         joins=joins,
         ddl=fixed.ddl,
+        ddl_trimmed=trimmed_ddl(table, fixed.ddl, [*matched_columns, *(m.column for m in matched_values)]),
         distance=closeness.distance(table.id) if closeness else None,
         highlight=matching_words(fixed.vocabulary, matched),
     )
+
+
+def trimmed_ddl(table: Table, ddl: str, needed: list[str]) -> str:
+    """``table``'s DDL with only the ``needed`` columns and its keys; ``ddl`` (all of it) when that is all.
+
+    >>> from schema_search.tables.catalog import Column
+    >>> t = Table("crm", "contacts", columns=(Column("id", "INT"), Column("email"), Column("notes")), primary_key=("id",))
+    >>> print(trimmed_ddl(t, "(all of it)", ["email"]))
+    CREATE TABLE crm.contacts (
+      id INT,
+      email,  -- type unknown
+      PRIMARY KEY (id)
+    );
+    >>> trimmed_ddl(t, "(all of it)", ["email", "notes"])
+    '(all of it)'
+    >>> trimmed_ddl(Table("s", "t", columns=(Column("a"), Column("b"))), "(all of it)", [])
+    '(all of it)'
+    """
+    kept = kept_columns(table, list(dict.fromkeys(needed)))
+    # All of it, or none of it (no named column and no key: an empty CREATE TABLE says nothing).
+    if not kept or all(column.name.lower() in kept for column in table.columns):
+        return ddl
+    return create_table_sql(table, list(dict.fromkeys(needed)))
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def create_table_sql(table: Table, columns: list[str] | None = None) -> str:
       id INT
     );
     """
-    keep = _kept_columns(table, columns)
+    keep = kept_columns(table, columns)
     lines = []
     for column in table.columns:
         if keep is not None and column.name.lower() not in keep:
@@ -87,7 +87,8 @@ def create_table_sql(table: Table, columns: list[str] | None = None) -> str:
     return f"{header}CREATE {keyword} {quote(table.schema)}.{quote(table.name)} (\n" + "\n".join(body) + "\n);"
 
 
-def _kept_columns(table: Table, columns: list[str] | None) -> set[str] | None:
+def kept_columns(table: Table, columns: list[str] | None) -> set[str] | None:
+    """The lower-case names ``create_table_sql`` shows for ``columns``: them and every key (None: all)."""
     if columns is None:
         return None
     keys = set(table.primary_key)

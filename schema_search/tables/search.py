@@ -14,7 +14,7 @@ The only I/O is inside :class:`CatalogSearcher` (tantivy, the embedding model).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from ..core import pin
@@ -23,7 +23,7 @@ from ..core.embedders import Embedder
 from ..core.floor import Relevance
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.store import Generation
-from . import expand
+from . import examples, expand
 from .catalog import Catalog
 from .documents import FIELDS
 from .identifiers import identifier_map
@@ -51,6 +51,7 @@ class SearchConfig:
             "descriptions": 1.0,
             "values": 1.0,
             "dense": 1.5,
+            "examples": 1.0,
         }
     )
     rrf_k: float = 5.0
@@ -64,6 +65,8 @@ class SearchConfig:
     entity_window: int = 25
     entity_most: int = 2
     weigh_novelty: bool = True
+    # Past queries whose tables form the ``examples`` channel (``tables.examples``).
+    examples_k: int = 3
 
 
 def rank_tables(
@@ -113,6 +116,8 @@ def rank_tables(
         pins=pins if config.pin_identifiers else (),
         relevance=relevance if config.relevance_floor else None,
         evidence=KEYWORD_EVIDENCE,
+        # A past query passed its own floor: the tables its SQL reads stay, and keep the question on topic.
+        anchors=rankings.get(examples.CHANNEL, ()),
         complete=complete,
     )
 
@@ -126,9 +131,17 @@ class CatalogSearcher:
         channels: Channels,
         coverage: Mapping[str, float],
         generation: str = "",
+        past: Channels | None = None,
+        past_examples: Sequence[examples.Example] = (),
     ) -> None:
         self.catalog = catalog
         self.channels = channels
+        # The catalog's past queries and their channels (None: it has none). Tables a stored
+        # example names that the catalog lacks are left out: they would rank as ids of nothing.
+        self.past = past if past_examples else None
+        self.examples = {e.id: replace(e, tables=tuple(t for t in e.tables if catalog.table(t))) for e in past_examples}
+        if self.past is not None:
+            self.past.share_encoding(channels)
         self.coverage = dict(coverage)
         self.generation = generation
         edges = [(t.id, fk.ref_table) for t in catalog.tables for fk in t.foreign_keys if catalog.table(fk.ref_table)]
@@ -147,8 +160,16 @@ class CatalogSearcher:
         fields = [f for f in FIELDS if f in manifest.get("fields", FIELDS)]
         channels = Channels.open(generation, fields, embedder, [f for f in EXCLUSIVE if f in fields])
         catalog = Catalog.from_json((generation.path / CATALOG_FILE).read_text(encoding="utf-8"))
+        folder = generation.path / examples.EXAMPLES_DIR
+        past = (
+            Channels.open(Generation(examples.EXAMPLES_DIR, folder), examples.FIELDS, embedder)
+            if folder.is_dir()
+            else None
+        )
         # Every generation's manifest has the coverage its build measured (release 0.1's too).
-        return cls(catalog, channels, manifest["coverage"], generation.id)
+        return cls(
+            catalog, channels, manifest["coverage"], generation.id, past, examples.load_examples(folder) if past else ()
+        )
 
     @property
     def rankers(self) -> dict[str, Ranker]:
@@ -175,8 +196,34 @@ class CatalogSearcher:
             return relevance
         return self.channels.relevance(question, rankings, nearest_topic_floor=True)
 
-    def search(self, question: str, k: int, config: SearchConfig) -> Ranking:
+    def matching_examples(self, question: str, config: SearchConfig) -> list[examples.Example]:
+        """The past queries nearest the question: above their own unrelated level, or matching every word."""
+        if self.past is None or config.examples_k <= 0 or config.weights.get(examples.CHANNEL, 0.0) <= 0:
+            return []
+        rankings = self.past.rankings(question, config.depth)
+        anchors = self.past.matching_all(question, examples.FIELDS, config.depth)
+        relevance = self.past.relevance(question, rankings) if config.relevance_floor else None
+        if relevance is None and config.relevance_floor:
+            # No dense channel, so no level to clear: only a match of every meaningful word counts.
+            complete = set(anchors)
+            rankings = {"question": [e for e in rankings.get("question", []) if e in complete]}
+        ranking = rank(
+            rankings,
+            Fusion({"question": 1.0, "dense": config.weights.get("dense", 1.5)}, config.rrf_k),
+            config.examples_k,
+            relevance=relevance,
+            anchors=anchors,
+        )
+        return [self.examples[r.id] for r in ranking.ranked if r.id in self.examples]
+
+    def search(
+        self, question: str, k: int, config: SearchConfig, past: Sequence[examples.Example] | None = None
+    ) -> Ranking:
+        """Rank the tables; ``past``: the examples found for the question (default: looked up here)."""
         rankings = self.rankings(question, config.depth)
+        past = self.matching_examples(question, config) if past is None else past
+        if past:
+            rankings[examples.CHANNEL] = examples.tables_channel([e.id for e in past], self.examples)
         return rank_tables(
             rankings,
             config,

@@ -2,29 +2,45 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.build import Progress
+from pydantic import ValidationError
+
+from ..core.build import Progress, write_indexes
+from ..core.dense import DenseIndex
 from ..core.embedders import Embedder
 from ..core.explain import context
 from ..core.store import Generation, Shelf, check_name
-from ..errors import CatalogNotFound, SourceError
+from ..errors import CatalogNotFound, InvalidInput, SchemaSearchError, SourceError, TableAmbiguous, TableNotFound
+from ..sql.validate import validate_sql
 from ..structured.collection import Collection
 from ..structured.sources import catalog_collection
 from ..tables.candidates import candidates, find_table, table_detail
 from ..tables.catalog import Catalog
 from ..tables.documents import TABLES
-from ..tables.models import CatalogInfo, IndexResult, SearchResponse, TableDetail
+from ..tables.examples import EXAMPLES, EXAMPLES_DIR, Example, Origin, load_examples, merged, write_examples
+from ..tables.models import (
+    CatalogInfo,
+    ExampleInfo,
+    ExampleInput,
+    ExamplesResponse,
+    IndexResult,
+    SearchResponse,
+    TableDetail,
+)
 from ..tables.search import CATALOG_FILE, CatalogSearcher, SearchConfig
 from . import configs
-from .sources import Host, Sources, dense_info, since
+from .sources import Host, Sources, dense_info, previous_vectors, since
 
 if TYPE_CHECKING:
     from ..preflight.gate import ExecuteResult, Gate
 
+log = logging.getLogger(__name__)
 CATALOGS = Shelf("catalogs", "catalog", CatalogNotFound, "schema-search index SOURCE --catalog {name}")
 
 
@@ -36,6 +52,7 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
     def __init__(self, workspace: Host) -> None:
         super().__init__(workspace)
         self._catalogs: dict[str, tuple[str, Catalog]] = {}
+        self._keeping: list[threading.Thread] = []
 
     # -- writing ---------------------------------------------------------------------
 
@@ -85,10 +102,66 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
         def build(path: Path) -> dict:
             (path / CATALOG_FILE).write_text(catalog.to_json(), encoding="utf-8")
             manifest = {"tables": len(catalog.tables)}
-            return manifest | self._write_indexes(path, catalog.name, TABLES, catalog.tables, progress)
+            manifest |= self._write_indexes(path, catalog.name, TABLES, catalog.tables, progress)
+            # Past queries go with the catalog, but only those whose tables are all still there.
+            kept = [e for e in self.examples(catalog.name, missing_ok=True) if all(map(catalog.table, e.tables))]
+            return manifest | self._write_examples(path, kept, self._previous_vectors(catalog.name, EXAMPLES_DIR))
 
         generation = self.store.write(catalog.name, build)
         return IndexResult(catalog=_catalog_info(generation, catalog), seconds=since(started))
+
+    def add_examples(self, name: str, pairs: Sequence[ExampleInput], origin: Origin = "added") -> ExamplesResponse:
+        """Keep question -> SQL pairs with catalog ``name``: a new generation sharing the tables' index files.
+
+        The pairs are merged with those of the generation live under the writer's lock, so
+        two adds at once both land and a re-index in between is seen.
+
+        Raises:
+            InvalidInput: a pair's SQL is not one read-only query over the catalog's tables, or
+                names a table the catalog lacks or has twice (the message says which pair).
+        """
+        catalog = self.catalog(name)
+        new = [_example(catalog, pair, origin, number) for number, pair in enumerate(pairs, 1)]
+        kept = self.examples(name)
+        if {e.id for e in new} <= {e.id for e in kept}:  # nothing new: no generation to write
+            return ExamplesResponse(catalog=name, examples=[_info(e) for e in kept])
+        merged_now: list[list[Example]] = []
+
+        def build(path: Path, live: Generation) -> dict:
+            tables = _read_catalog(live)
+            before = load_examples(live.path / EXAMPLES_DIR)
+            gone = sorted({t for e in new for t in e.tables if not tables.table(t)})
+            if gone:
+                raise InvalidInput(
+                    f"Catalog {name!r} was re-indexed meanwhile and lacks {', '.join(gone)}.",
+                    hint="Check the pairs against the catalog as it is now, and add them again.",
+                )
+            after = merged(before, new)
+            merged_now[:] = [before, after]
+            return self._write_examples(path, after, previous_vectors(live.path / EXAMPLES_DIR))
+
+        self.store.derive(name, [EXAMPLES_DIR], build)
+        before, after = merged_now
+        return ExamplesResponse(catalog=name, added=len(after) - len(before), examples=[_info(e) for e in after])
+
+    def list_examples(self, name: str) -> ExamplesResponse:
+        return ExamplesResponse(catalog=name, examples=[_info(e) for e in self.examples(name)])
+
+    def examples(self, name: str, missing_ok: bool = False) -> list[Example]:
+        """The past queries kept with catalog ``name``."""
+        if missing_ok and name not in self.store.names():
+            return []
+        return load_examples(self.store.current(name).path / EXAMPLES_DIR)
+
+    def _write_examples(self, path: Path, kept: Sequence[Example], previous: DenseIndex | None) -> dict:
+        """The examples folder of a generation: the pairs, their question field and their vectors."""
+        if not kept:
+            return {"examples": 0}
+        folder = path / EXAMPLES_DIR
+        write_examples(folder, kept)
+        embedder = self.workspace.loaded_embedder(None) if self.settings.dense else None
+        write_indexes(folder, EXAMPLES, kept, embedder, previous)
+        return {"examples": len(kept)}
 
     # -- reading ---------------------------------------------------------------------
 
@@ -108,13 +181,16 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
     def search(self, name: str, question: str, k: int | None = None) -> SearchResponse:
         question, k = self.workspace.check_request(question, k)
         searcher = self.searcher(name)
-        result = searcher.search(question, k, self.config())
+        config = self.config()
+        past = searcher.matching_examples(question, config)
+        result = searcher.search(question, k, config, past)
         closeness = searcher.channels.closeness(question, [r.id for r in result.ranked])
         return SearchResponse(
             catalog=name,
             question=question,
             off_topic=result.off_topic,
             candidates=candidates(searcher.catalog, result.ranked, question, closeness),
+            examples=[] if result.off_topic else [_info(e) for e in past],
             **context(result, closeness),
         )
 
@@ -149,7 +225,30 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
         """The checklist of ``sql`` on catalog ``name``'s database, or its rows once ``approval`` binds
         (:meth:`~schema_search.preflight.gate.Gate.execute_sql`)."""
         gate = self.gate(name)
-        return gate.execute_sql(sql, question, approval=approval, answers=answers, conversation=conversation)
+        result = gate.execute_sql(sql, question, approval=approval, answers=answers, conversation=conversation)
+        if result.status == "executed" and self.settings.examples_from_approved:
+            # After the rows, not before: keeping it writes a generation (and may wait for a
+            # re-index's lock). Not a daemon: a process that exits first still finishes it.
+            keeping = threading.Thread(
+                target=self._keep_approved,
+                args=(name, sql, question, list(result.checklist.tables)),
+                name="keep-approved",
+            )
+            keeping.start()
+            self._keeping = [*(t for t in self._keeping if t.is_alive()), keeping]
+        return result
+
+    def wait_for_kept(self) -> None:
+        """Wait until the approved queries handed to the background are kept (tests, and a clean shutdown)."""
+        while self._keeping:
+            self._keeping.pop().join()
+
+    def _keep_approved(self, name: str, sql: str, question: str, tables: list[str]) -> None:
+        """Keep an approved, executed query as a past query; the rows are the answer, so a failure here is only logged."""
+        try:
+            self.add_examples(name, [ExampleInput(question=question, sql=sql, tables=tables)], origin="approved")
+        except (SchemaSearchError, ValidationError) as error:
+            log.warning("approved query not kept as an example of %s: %s", name, error)
 
     # -- what tables are -------------------------------------------------------------
 
@@ -188,3 +287,32 @@ def _catalog_info(generation: Generation, catalog: Catalog) -> CatalogInfo:
 
 def _read_catalog(generation: Generation) -> Catalog:
     return Catalog.from_json((generation.path / CATALOG_FILE).read_text(encoding="utf-8"))
+
+
+def _example(catalog: Catalog, pair: ExampleInput, origin: Origin, number: int) -> Example:
+    """A pair as an example of ``catalog``, its tables checked (given) or read from its SQL."""
+    where = f"Example {number} ({pair.question[:60]!r})"
+    if pair.tables is not None:
+        try:
+            tables = tuple(dict.fromkeys(find_table(catalog, table).id for table in pair.tables))
+        except (TableNotFound, TableAmbiguous) as error:
+            raise InvalidInput(f"{where}: {error.detail}", hint=error.hint) from None
+    else:
+        checked = validate_sql(pair.sql, None, catalog)
+        if not checked.ok:
+            raise InvalidInput(
+                f"{where}: {checked.problems()}",
+                hint="Give one read-only query over the catalog's tables, or list them in `tables` (schema.table).",
+            )
+        tables = tuple(checked.tables)
+    if not tables:
+        raise InvalidInput(
+            f"{where} reads no table of catalog {catalog.name!r}.", hint="An example is evidence for tables."
+        )
+    return Example(" ".join(pair.question.split()), pair.sql.strip(), tables, origin)
+
+
+def _info(example: Example) -> ExampleInfo:
+    return ExampleInfo(
+        id=example.id, question=example.question, sql=example.sql, tables=list(example.tables), origin=example.origin
+    )

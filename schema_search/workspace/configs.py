@@ -48,6 +48,9 @@ def docs_config(s: Settings) -> DocsSearchConfig:
         pin_identifiers=s.pin_identifiers and s.docs_pin_share > 0,
         pin_share=s.docs_pin_share,
         relevance_floor=s.relevance_floor,
+        page_weight=s.docs_weight_pages,
+        per_page=s.docs_per_page,
+        group_pages=s.docs_group_pages,
     )
 
 

@@ -14,6 +14,7 @@ from ..docs.chunker import Chunking
 from ..docs.corpus import Corpus, write_corpus
 from ..docs.documents import CHUNKS
 from ..docs.models import CorpusIndexResult, CorpusInfo, DocsSearchResponse, SourceDetail
+from ..docs.pages import write_pages
 from ..docs.search import CorpusSearcher, DocsSearchConfig
 from ..docs.sources import read_corpus
 from ..errors import CorpusNotFound
@@ -62,6 +63,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
 
         def build(path: Path) -> dict:
             write_corpus(path, read)
+            write_pages(path, read)
             write_collection(path, corpus_collection(read, choices))
             manifest = {
                 "documents": len(read.documents),

@@ -169,14 +169,19 @@ class Sources(Generic[Searcher, Info]):
         previous = self._previous_vectors(name) if embedder else None
         return write_indexes(path, kind, items, embedder, previous, progress)
 
-    def _previous_vectors(self, name: str) -> DenseIndex | None:
-        """The live generation's embeddings, so unchanged items are not encoded again."""
+    def _previous_vectors(self, name: str, folder: str = "") -> DenseIndex | None:
+        """The live generation's embeddings (of its subfolder ``folder``), so unchanged items are not encoded again."""
         if name not in self.store.names():
             return None
-        try:
-            return DenseIndex.load(self.store.current(name).path)
-        except (OSError, ValueError, KeyError):  # unreadable: encode everything afresh
-            return None
+        return previous_vectors(self.store.current(name).path / folder)
+
+
+def previous_vectors(folder: Path) -> DenseIndex | None:
+    """The embeddings stored in ``folder``; None when there are none or they cannot be read (encode afresh)."""
+    try:
+        return DenseIndex.load(folder)
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def since(started: float) -> float:

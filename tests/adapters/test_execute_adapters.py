@@ -132,8 +132,8 @@ def test_mcp_offers_execute_sql_only_where_a_database_is_configured(tmp_path: Pa
 
 
 def test_http_execute_checklist_then_rows_and_the_log_keeps_the_blocked_verdict(config: Path) -> None:
-    settings = Settings(config_file=config)
-    client = TestClient(create_app(settings))
+    workspace = Workspace(Settings(config_file=config))
+    client = TestClient(create_app(workspace=workspace))
     url = "/v1/catalogs/shop/execute"
     vague = client.post(url, json={"sql": VAGUE, "question": QUESTION})
     assert vague.status_code == 200 and vague.json()["status"] == "needs_answers"
@@ -144,6 +144,11 @@ def test_http_execute_checklist_then_rows_and_the_log_keeps_the_blocked_verdict(
     ran = client.post(url, json={"sql": EXACT, "question": QUESTION, "answers": ANSWERS, "approval": ready["verdict"]})
     expected = sample_shop.revenue(config.parent / "shop.db", "Acme GmbH", "2026-11-01", "2026-12-01")
     assert ran.json()["status"] == "executed" and ran.json()["result"]["rows"] == [[expected]]
+    # The approved query is kept as a past query of the catalog (the checklists before it are not).
+    workspace.catalogs.wait_for_kept()
+    kept = client.get("/v1/catalogs/shop/examples").json()["examples"]
+    assert [(e["question"], e["sql"], e["origin"]) for e in kept] == [(QUESTION, EXACT, "approved")]
+    assert kept[0]["tables"] == [t["table"] for t in ran.json()["tables"]]
     log = [json.loads(line) for line in (config.parent / "data" / "verdicts.jsonl").read_text().splitlines()]
     blocked = [e for e in log if e.get("verdict") == vague.json()["verdict"]]
     assert blocked and blocked[0]["status"] == "needs_answers" and blocked[0]["unknowns"]

@@ -123,6 +123,7 @@ def test_the_writes_need_the_admin_key_where_the_server_sets_one(tmp_path):
         "POST /v1/corpora/{name}",
         "DELETE /v1/corpora/{name}",
         "POST /v1/catalogs/{name}/execute",
+        "POST /v1/catalogs/{name}/examples",
     }
     keyed = TestClient(create_app(workspace=_workspace(tmp_path / "a", admin_key="s3cret"))).get("/openapi.json").json()
     assert keyed["components"]["securitySchemes"]["AdminKey"] | {"description": ""} == {

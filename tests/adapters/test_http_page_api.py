@@ -32,7 +32,7 @@ def test_each_candidate_has_its_distance_read_against_the_catalogs_levels(client
     body = client.post("/v1/catalogs/tiny/search", json={"question": "email addresses of contacts", "k": 3}).json()
     first = body["candidates"][0]
     assert first["table"] == "crm.contacts"
-    assert 0 < first["distance"] < body["unrelated_distance"] < body["floor_distance"] <= 2
+    assert 0 < first["distance"] < body["unrelated_distance"] <= body["floor_distance"] <= 2
     assert body["nearest_distance"] == min(c["distance"] for c in body["candidates"])
     info = client.get("/v1/catalogs/tiny").json()
     assert (info["unrelated_distance"], info["floor_distance"]) == (body["unrelated_distance"], body["floor_distance"])
@@ -49,7 +49,7 @@ def test_a_score_is_read_as_its_channels_contributions_plus_the_foreign_key_boos
 
     boosts = [c["score"] - fused(c) for c in body["candidates"]]
     assert all(boost >= -1e-5 for boost in boosts) and any(boost > 1e-3 for boost in boosts)  # tiny's tables join
-    # Passages have no boost: the score is the channels' sum.
+    # Passages have no boost: the score is the channels' sum (the page channel counts a passage at its page's rank).
     docs = (
         TestClient(create_app(workspace=handbook_workspace))
         .post("/v1/corpora/handbook/search", json={"question": "Who approves refunds?", "k": 3})
@@ -289,3 +289,12 @@ def test_a_host_is_compared_whole_and_a_repeated_browser_header_refused(tiny_wor
         client.get("/v1/catalogs", headers={"Host": "127.0.0.1:8000", "Sec-Fetch-Site": "same-origin"}).status_code
         == 200
     )
+
+
+def test_a_candidate_carries_its_ddl_trimmed_to_the_named_columns_and_the_keys(client):
+    body = client.post("/v1/catalogs/tiny/search", json={"question": "industry of each account", "k": 3}).json()
+    accounts = next(c for c in body["candidates"] if c["table"] == "crm.accounts")
+    assert "industry" in accounts["matched_columns"]
+    # The key stays, the unnamed column goes; the whole DDL keeps every column.
+    assert "id BIGINT NOT NULL" in accounts["ddl_trimmed"] and "industry TEXT" in accounts["ddl_trimmed"]
+    assert "name TEXT" not in accounts["ddl_trimmed"] and "name TEXT" in accounts["ddl"]

@@ -60,4 +60,6 @@ def test_the_committed_question_sets_are_well_formed_and_name_real_pages():
         known = {
             json.loads(line)["url"] for m in shared.glob("*/manifest.jsonl") for line in m.read_text().splitlines()
         }
+        vite = REPO / "eval" / "data" / "vite_docs" / "pages"  # indexed with --url-template https://vite.dev/{path}
+        known |= {f"https://vite.dev/{p.relative_to(vite).with_suffix('').as_posix()}" for p in vite.rglob("*.md")}
         assert all(url in known for s in sets.values() for q in s.questions for url in q.gold)

@@ -103,9 +103,9 @@ UNRELATED = (
 )
 FLOOR_QUANTILE = 0.99
 # How many deviations above the typical unrelated sentence a question's nearest item
-# must come to be on topic (calibrate_nearest_floor). Chosen on the FastAPI dev questions
-# and the off-topic set: 5 flags as many off-topic questions there as the old level (the
-# maximum over the sentences) did, and no one sentence can move it far.
+# must come to be on topic, at most (calibrate_nearest_floor). Chosen on the FastAPI dev
+# questions and the off-topic set: 5 flags as many off-topic questions there as the old
+# level (the maximum over the sentences) did, and no one sentence can move it far.
 NEAREST_SPREAD = 5.0
 
 
@@ -264,17 +264,21 @@ def calibrate_nearest_floor(items: np.ndarray, unrelated: np.ndarray, spread: fl
     """How near unrelated sentences come to their nearest item: a robust upper level of those cosines.
 
     The median of the sentences' nearest cosines plus ``spread`` times their median
-    absolute deviation (scaled to a standard deviation): half the sentences would have
-    to come near for the level to move far, where the maximum moves with any one.
+    absolute deviation (scaled to a standard deviation), and never above the highest of
+    them: one sentence that comes near cannot lift the level far (half of them would have
+    to), and the level is never stricter than what unrelated text actually reaches (a
+    short question such as "who is on call?" comes no nearer than that to a small handbook).
 
     >>> t = np.eye(3, dtype=np.float32)
     >>> near = np.array([[0.1, 0, 0], [0.2, 0, 0], [0.3, 0, 0], [0.95, 0, 0]], np.float32)
     >>> round(calibrate_nearest_floor(t, near, 1.0), 3)  # median 0.25, deviation 0.148: 0.95 counts as any high one
     0.398
+    >>> round(calibrate_nearest_floor(t, near[:3], 5.0), 3)  # 0.2 + 5 x 0.148, capped at the highest, 0.3
+    0.3
     """
     if items.size == 0:
         return -1.0
     nearest = (unrelated @ items.T).max(axis=1)
     median = float(np.median(nearest))
     deviation = 1.4826 * float(np.median(np.abs(nearest - median)))
-    return median + spread * deviation
+    return min(median + spread * deviation, float(nearest.max()))

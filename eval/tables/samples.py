@@ -27,6 +27,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -121,9 +122,27 @@ def crm_database(admin_url: str = PG_URL) -> Iterator[str]:
             loader.dispose()
         yield url.set(drivername="postgresql").render_as_string(hide_password=False)
     finally:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _drop(admin, name)
         admin.dispose()
+
+
+def _drop(admin, name: str, tries: int = 20) -> None:
+    """Drop database ``name``; a moment later when an autovacuum worker holds it.
+
+    ``WITH (FORCE)`` ends the sessions of our own role, but only a superuser may end an
+    autovacuum worker, which a freshly loaded database often has: it finishes in moments.
+    """
+    from sqlalchemy.exc import ProgrammingError
+
+    for attempt in range(tries):
+        try:
+            with admin.connect() as connection:
+                connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            return
+        except ProgrammingError as error:
+            if "must be a member of the role" not in str(error) or attempt == tries - 1:
+                raise
+            time.sleep(0.5)
 
 
 def run(pg_url: str | None = PG_URL, settings: Settings | None = None) -> dict:

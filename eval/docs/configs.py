@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from schema_search.docs.documents import embedding_text
 from schema_search.docs.search import CorpusSearcher, DocsSearchConfig
 from schema_search.errors import InvalidInput
 from schema_search.workspace import Workspace
@@ -124,7 +125,7 @@ def _passages(searcher: CorpusSearcher, config: DocsSearchConfig, counter) -> Pa
     def count(chunk) -> int:
         # What an agent reads of a passage: its context header and its text.
         if chunk.id not in tokens:
-            text = f"{chunk.context}\n{chunk.text}"
+            text = embedding_text(chunk)
             tokens[chunk.id] = counter.count_tokens(text) if counter is not None else len(text.split())
         return tokens[chunk.id]
 

@@ -21,7 +21,9 @@ from pathlib import Path
 
 from schema_search.cli.output import print_table
 from schema_search.settings import Settings
-from schema_search.tables.catalog import table_id
+from schema_search.tables.candidates import trimmed_columns
+from schema_search.tables.catalog import Catalog, table_id
+from schema_search.tables.models import TableCandidate
 
 from ..cli import one_embedding_thread
 from ..metrics import mean
@@ -49,6 +51,7 @@ def measure(folder: Path, distractors: Path | None, limit: int | None, settings:
     gold = gold_columns(folder)
     with pooled_workspace(benchmark, distractors, settings) as (workspace, tables_in_pool):
         counter = workspace.embedder()
+        catalog = workspace.catalogs.catalog("pooled")
         figures = {}
         for k in KS:
             tables, whole, trimmed, whole_tokens, trimmed_tokens = [], [], [], [], []
@@ -61,7 +64,7 @@ def measure(folder: Path, distractors: Path | None, limit: int | None, settings:
                 if not needed:
                     continue
                 every = {f"{c.table}.{column.name}".lower() for c in candidates for column in c.columns}
-                kept = {f"{c.table}.{name}".lower() for c in candidates for name in _trimmed_columns(c)}
+                kept = {f"{c.table}.{name}".lower() for c in candidates for name in _trimmed(catalog, c)}
                 whole.append(float(needed <= every))
                 trimmed.append(float(needed <= kept))
             figures[k] = {
@@ -76,16 +79,11 @@ def measure(folder: Path, distractors: Path | None, limit: int | None, settings:
     return {"benchmark": benchmark.name, "tables": tables_in_pool, "at": figures}
 
 
-def _trimmed_columns(candidate) -> list[str]:
-    """The columns ``ddl_trimmed`` shows: named by the question or by a value, and the keys (read from the DDL)."""
-    shown = candidate.ddl_trimmed or candidate.ddl
-    return [c.name for c in candidate.columns if _shows(shown, c.name)]
-
-
-def _shows(ddl: str, column: str) -> bool:
-    # A column line starts with its (maybe quoted) name after two spaces.
-    quoted = '"' + column.replace('"', '""') + '"'
-    return any(line.startswith((f"  {column} ", f"  {column},", f"  {quoted}")) for line in ddl.splitlines())
+def _trimmed(catalog: Catalog, candidate: TableCandidate) -> list[str]:
+    """The columns ``ddl_trimmed`` shows: named by the question or by a value, and the keys."""
+    table = catalog.table(candidate.table)
+    needed = [*candidate.matched_columns, *(m.column for m in candidate.matched_values)]
+    return trimmed_columns(table, needed) or [c.name for c in table.columns]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -173,7 +173,7 @@ class CorpusSearcher:
         return [(chunk, added[chunk]) for chunk in grouped([chunk for chunk, _ in head], self._page_of)]
 
     def _page_of(self, chunk_id: str) -> str:
-        chunk = self._chunks.get(chunk_id.lower())
+        chunk = self.chunk(chunk_id)
         return chunk.document if chunk is not None else chunk_id
 
     def _pins(self, question: str, config: DocsSearchConfig) -> list[tuple[str, bool]]:

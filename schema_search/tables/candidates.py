@@ -84,11 +84,19 @@ def trimmed_ddl(table: Table, ddl: str, needed: list[str]) -> str:
     >>> trimmed_ddl(Table("s", "t", columns=(Column("a"), Column("b"))), "(all of it)", [])
     '(all of it)'
     """
+    shown = trimmed_columns(table, needed)
+    return ddl if shown is None else create_table_sql(table, shown)
+
+
+def trimmed_columns(table: Table, needed: list[str]) -> list[str] | None:
+    """The columns the trimmed DDL shows: the ``needed`` ones and the keys, in the table's order.
+
+    None when that is every column, or none of them (an empty CREATE TABLE says nothing):
+    the whole DDL is shown then.
+    """
     kept = kept_columns(table, list(dict.fromkeys(needed)))
-    # All of it, or none of it (no named column and no key: an empty CREATE TABLE says nothing).
-    if not kept or all(column.name.lower() in kept for column in table.columns):
-        return ddl
-    return create_table_sql(table, list(dict.fromkeys(needed)))
+    shown = [column.name for column in table.columns if column.name.lower() in kept]
+    return shown if 0 < len(shown) < len(table.columns) else None
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ class Settings(BaseSettings):
         ge=0,
         description=(
             "Fusion weight of the examples channel: the tables read by the catalog's past queries nearest the "
-            "question (`schema-search examples add`). 0: examples are neither searched nor shown."
+            "question (`schemasift examples add`). 0: examples are neither searched nor shown."
         ),
     )
     examples_from_approved: bool = Field(
@@ -284,7 +284,7 @@ class Settings(BaseSettings):
         ge=1,
         description="Requests one server worker handles at once; more get HTTP 429 with Retry-After.",
     )
-    host: str = Field("127.0.0.1", description="Address `schema-search serve` listens on.")
+    host: str = Field("127.0.0.1", description="Address `schemasift serve` listens on.")
     allowed_hosts: list[str] = Field(
         default_factory=list,
         description=(
@@ -293,17 +293,17 @@ class Settings(BaseSettings):
             "403 (DNS rebinding). A JSON list in the environment, e.g. '[\"search.example.com\"]'."
         ),
     )
-    port: int = Field(8000, ge=1, le=65535, description="Port `schema-search serve` listens on.")
+    port: int = Field(8000, ge=1, le=65535, description="Port `schemasift serve` listens on.")
     workers: int | None = Field(
-        None, ge=1, description="Worker processes of `schema-search serve` (default: one per core, at most 4)."
+        None, ge=1, description="Worker processes of `schemasift serve` (default: one per core, at most 4)."
     )
     mcp_port: int = Field(
-        8001, ge=1, le=65535, description="Port `schema-search mcp --transport http` listens on (path /mcp)."
+        8001, ge=1, le=65535, description="Port `schemasift mcp --transport http` listens on (path /mcp)."
     )
     source_urls: dict[str, SecretStr] = Field(
         default_factory=dict,
         description=(
-            "Database URL, with its password, per catalog, for `schema-search ask --execute`, as JSON: "
+            "Database URL, with its password, per catalog, for `schemasift ask --execute`, as JSON: "
             '{"crm": "postgresql://user:pass@host/db"}. A catalog keeps its URL without the password.'
         ),
     )
@@ -366,7 +366,7 @@ class Settings(BaseSettings):
     describe_model: str = Field(
         "local/smollm2",
         description=(
-            "litellm model `schema-search describe` uses: `local/smollm2` (embedded, no key), "
+            "litellm model `schemasift describe` uses: `local/smollm2` (embedded, no key), "
             "`openai/...`, `anthropic/...`, `ollama/...`; keys come from the provider's own "
             "environment variables (OPENAI_API_KEY, ...)."
         ),
@@ -374,7 +374,7 @@ class Settings(BaseSettings):
     ask_model: str = Field(
         "local/smollm2",
         description=(
-            "litellm model `schema-search ask` uses when `--model` is not given: `local/smollm2` (embedded, "
+            "litellm model `schemasift ask` uses when `--model` is not given: `local/smollm2` (embedded, "
             "no key) or a provider's model (`openai/gpt-4o-mini`, ...), whose key comes from the provider's "
             "own environment variable."
         ),

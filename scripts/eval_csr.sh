@@ -15,7 +15,7 @@ MODEL=${MODEL:-local/smollm2}
 slug=$(echo "$MODEL" | tr -c 'A-Za-z0-9._\n-' '-')
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True SCHEMA_SEARCH_EMBEDDING_THREADS=1
 export SCHEMA_SEARCH_HOME=$W/csr
-ss=.venv/bin/schema-search
+ss=.venv/bin/schemasift
 csr=(.venv/bin/python -m eval.csr)
 $ss corpora | grep -q '^fastapi ' || $ss docs index "$D/fastapi" --corpus fastapi
 out=$W/csr-runs/fastapi-$slug

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One `schema-search mcp --config sample_schemas/schema-search.toml` server (catalogs crm and shop, corpus
+# One `schemasift mcp --config sample_schemas/schema-search.toml` server (catalogs crm and shop, corpus
 # handbook) driven by the MCP Inspector CLI, a client this project did not write: list the tools and the
 # sources, search each catalog and the corpus, then execute_sql on the sample SQLite database: a batch of
 # questions for "revenue of Acme last month", a ready checklist once answered, the rows after the approval,
@@ -23,8 +23,8 @@ done
 
 # The Inspector's own --config names a client config file: the same shape Claude Desktop and Cursor read.
 cat > "$work/mcp.json" <<EOF
-{"mcpServers": {"schema-search": {
-  "command": "$REPO/.venv/bin/schema-search",
+{"mcpServers": {"schemasift": {
+  "command": "$REPO/.venv/bin/schemasift",
   "args": ["mcp", "--config", "$REPO/sample_schemas/schema-search.toml"],
   "env": {"SCHEMA_SEARCH_HOME": "$HOME_DIR", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}}}}
 EOF
@@ -32,8 +32,8 @@ EOF
 call() {  # call TITLE INSPECTOR-ARGS...: print the request and the text the server answered
   local title=$1; shift
   echo "### $title"
-  echo "\$ mcp-inspector --cli --config mcp.json --server schema-search $(printf '%q ' "$@")"
-  "$work/node_modules/.bin/mcp-inspector" --cli --config "$work/mcp.json" --server schema-search "$@" \
+  echo "\$ mcp-inspector --cli --config mcp.json --server schemasift $(printf '%q ' "$@")"
+  "$work/node_modules/.bin/mcp-inspector" --cli --config "$work/mcp.json" --server schemasift "$@" \
     | .venv/bin/python -c '
 import json, sys
 reply = json.load(sys.stdin)

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export SCHEMA_SEARCH_HOME=${SCHEMA_SEARCH_HOME:-$PWD/.schema_search_home}
-ss=.venv/bin/schema-search
+ss=.venv/bin/schemasift
 
 $ss index sample_schemas/crm.sql --catalog crm
 question=${1:-"Which contacts opened or clicked an email from a campaign?"}
@@ -36,7 +36,7 @@ answers() {  # whether http://127.0.0.1:$port$1 answers 2xx (with the venv's Pyt
     .venv/bin/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
         "http://127.0.0.1:$port$1" 2>/dev/null
 }
-serve=(.venv/bin/schema-search serve --config sample_schemas/schema-search.toml --port "$port" --workers 1)
+serve=(.venv/bin/schemasift serve --config sample_schemas/schema-search.toml --port "$port" --workers 1)
 if [[ "${SCHEMA_SEARCH_QUICKSTART_SERVE:-1}" == "0" ]]; then
     echo "Next: ${serve[*]}, then open http://127.0.0.1:$port/"
 elif answers /healthz; then
@@ -53,5 +53,5 @@ else
     echo "The web page: open http://127.0.0.1:$port/ (search crm, shop or handbook and see why each result ranked)."
     echo "      API docs at http://127.0.0.1:$port/docs; the server runs in the background: kill $pid stops it (log: $SCHEMA_SEARCH_HOME/serve.log)."
 fi
-echo "Also: .venv/bin/schema-search mcp --config sample_schemas/schema-search.toml   (MCP over stdio: crm, shop, handbook)"
+echo "Also: .venv/bin/schemasift mcp --config sample_schemas/schema-search.toml   (MCP over stdio: crm, shop, handbook)"
 echo "      SCHEMA_SEARCH_HOME=$SCHEMA_SEARCH_HOME"

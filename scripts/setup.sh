@@ -29,6 +29,9 @@ if [[ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]]; then
         .venv/bin/python schema_search/llm/runtime.py
         touch .venv/.llama-portable
     fi
+    # The distribution was called schema-search before it took a name of its own on PyPI:
+    # an old editable install would own the same import package and the old command.
+    .venv/bin/python -m pip uninstall -q -y schema-search 2>/dev/null || true
     .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras:+[$extras]}"
     echo "$wanted" >"$stamp"
 fi

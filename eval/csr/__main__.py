@@ -1,4 +1,4 @@
-"""``python -m eval.csr run`` and ``python -m eval.csr score`` (were ``schema-search csr ...``): argument wiring over :mod:`eval.csr`."""
+"""``python -m eval.csr run`` and ``python -m eval.csr score`` (were ``schemasift csr ...``): argument wiring over :mod:`eval.csr`."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
         ),
     )
     run.add_argument("questions", type=Path, metavar="QUESTIONS", help="JSONL of {id, question, gold_urls}")
-    run.add_argument("--corpus", required=True, help="corpus to serve (schema-search mcp --corpus NAME)")
+    run.add_argument("--corpus", required=True, help="corpus to serve (schemasift mcp --corpus NAME)")
     run.add_argument(
         "--model",
         required=True,
@@ -59,7 +59,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
     run.add_argument("--api-base", help="URL of an OpenAI-compatible server, for --model openai/NAME")
     run.add_argument(
-        "--mcp-url", help="a running streamable-HTTP server (schema-search mcp --transport http) instead of stdio"
+        "--mcp-url", help="a running streamable-HTTP server (schemasift mcp --transport http) instead of stdio"
     )
     run.set_defaults(run=_run)
 

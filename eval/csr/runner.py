@@ -5,7 +5,7 @@
   decides when and how often to search, and its first reply without a tool call is
   its answer.
 
-Both reach the tools through an MCP client session against ``schema-search mcp``:
+Both reach the tools through an MCP client session against ``schemasift mcp``:
 a child process over stdio (one per citation style, started with ``--cite``), or a
 running streamable-HTTP server. Each finished conversation is appended to the
 transcript at once, and a re-run into the same directory skips what is already there
@@ -152,7 +152,7 @@ def _cause(group: BaseExceptionGroup, server: StdioServerParameters | str) -> Ba
         return ours[0]
     return ServerUnreachable(
         f"The MCP session with {_name(server)} failed: {first_line(leaves[0]) if leaves else group}",
-        hint="For --mcp-url, start `schema-search mcp --transport http --corpus NAME` first; for stdio, "
+        hint="For --mcp-url, start `schemasift mcp --transport http --corpus NAME` first; for stdio, "
         "see server.log in the --out folder.",
     )
 
@@ -323,7 +323,7 @@ async def _call_tool(client: Client, conversation: Conversation, name: str, argu
     if name == "search_docs" and shown and shown != conversation.cite:
         raise InvalidInput(
             f"The MCP server shows passages by {shown}, but this run compares citing by {conversation.cite}.",
-            hint=f"Start the server with `schema-search mcp --cite {conversation.cite} ...`, or run with --cite {shown}.",
+            hint=f"Start the server with `schemasift mcp --cite {conversation.cite} ...`, or run with --cite {shown}.",
         )
     return event
 
@@ -350,6 +350,6 @@ def _described(config: RunConfig) -> dict[str, Any]:
         "k": config.k,
         "max_turns": config.max_turns,
         "temperature": config.temperature,
-        "server": config.mcp_url or "stdio: schema-search mcp",
+        "server": config.mcp_url or "stdio: schemasift mcp",
         **config.extra,
     }

@@ -1,4 +1,4 @@
-"""``python -m eval.docs``: page recall of a corpus on question files, next to peer baselines (was ``schema-search docs eval``)."""
+"""``python -m eval.docs``: page recall of a corpus on question files, next to peer baselines (was ``schemasift docs eval``)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ Parts (each also runs alone as ``python -m eval.reliability.<part>``):
 * ``hostile``: 300+ hostile SQL strings through validation and read-only execution on
   SQLite, DuckDB and PostgreSQL, and against collection queries; effects detected by
   hashing files, checksumming PostgreSQL and watching for new files; runaway queries timed.
-* ``crash``: SIGKILL ``schema-search index`` at random moments; the catalog or corpus
+* ``crash``: SIGKILL ``schemasift index`` at random moments; the catalog or corpus
   must open with the old or new count, no stale lock, no stray bytes after the next build.
 * ``fuzz``: schemathesis over the app's own OpenAPI, valid and invalid requests.
 * ``injection``: prompt-injection payloads in names, comments, descriptions and

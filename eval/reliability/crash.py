@@ -1,4 +1,4 @@
-"""Crash safety: SIGKILL a real ``schema-search index`` at random moments, then check what it left.
+"""Crash safety: SIGKILL a real ``schemasift index`` at random moments, then check what it left.
 
     python -m eval.reliability.crash [--kills 200] [--kinds tables corpora]
 

@@ -805,7 +805,7 @@ CHECKLIST = _cases(
         ("planted-view", PLANTED, "SELECT * FROM v_sales WHERE region = 'north'"),
     ],
 )
-# schema-search index on the database, value hints on: reflection and the value sample.
+# schemasift index on the database, value hints on: reflection and the value sample.
 INDEXING = _cases("indexing", [("reader-with-value-hints", RESOLVED, "", "ci")])
 
 

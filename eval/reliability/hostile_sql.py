@@ -273,7 +273,7 @@ def _warm(request: dict, workspaces: dict) -> list:
 
 
 def _execute(request: dict, workspaces: dict) -> list:
-    """What ``schema-search ask --execute`` does with the SQL a model wrote (cli/agent.py)."""
+    """What ``schemasift ask --execute`` does with the SQL a model wrote (cli/agent.py)."""
     from schema_search.execute.run import execute_sql
     from schema_search.execute.target import source_url
 
@@ -311,7 +311,7 @@ def _checklist(request: dict, workspaces: dict) -> list:
 
 
 def _index(request: dict, workspaces: dict) -> list:
-    """What ``schema-search index`` does with a live database, value hints on (the default)."""
+    """What ``schemasift index`` does with a live database, value hints on (the default)."""
     workspace = _workspace(workspaces, request["home"], request["limit_s"])
     workspace.catalogs.index(request["url"], catalog=request["catalog"])
     return []

@@ -1,4 +1,4 @@
-"""Under load: a real ``schema-search serve`` keeps answering searches while it re-indexes and is attacked.
+"""Under load: a real ``schemasift serve`` keeps answering searches while it re-indexes and is attacked.
 
     python -m eval.reliability.load [--seconds 20] [--searchers 4]
 
@@ -7,7 +7,7 @@ two cores are shared by the server, the clients and the re-indexing). First an i
 baseline: one client, searches one after another. Then, for ``--seconds``:
 
 * ``--searchers`` clients search continuously over keep-alive connections;
-* the catalog is re-indexed every few seconds, alternately by ``schema-search index``
+* the catalog is re-indexed every few seconds, alternately by ``schemasift index``
   in another process and by an HTTP upload to the server itself, each swapping in a new
   generation under the searches (two versions of the DDL alternate);
 * a hostile client cycles through a 200 MB declared body, an oversized chunked body,

@@ -3,7 +3,7 @@
     python -m eval.reliability.secrets [--print-pg-setup]
 
 One distinctive password rides in every database URL, and every path a password can
-take is driven: ``schema-search index`` from a URL (a real PostgreSQL role when one is
+take is driven: ``schemasift index`` from a URL (a real PostgreSQL role when one is
 set up, see :data:`PG_SETUP`) and from URLs that fail (wrong password, port, host,
 driver, a malformed or unencoded URL), a malformed ``SCHEMA_SEARCH_SOURCE_URLS``, the
 HTTP API (index from a URL with the admin key, catalog info, errors, the docs page),

@@ -9,7 +9,7 @@ same (noisy, shared) machine:
 * re-index after 1% of the tables changed, next to the full build;
 * search in process (all stages, the question's embedding included), next to one
   bare question encoding and one bare one-field tantivy query;
-* ``schema-search serve`` with its default workers: ``POST /v1/catalogs/bench/search``
+* ``schemasift serve`` with its default workers: ``POST /v1/catalogs/bench/search``
   under a bounded load, next to ``GET /healthz`` under the same load, and the
   server's memory with the catalog loaded, next to an empty server's.
 

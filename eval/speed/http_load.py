@@ -1,4 +1,4 @@
-"""``schema-search serve`` under a bounded load on loopback: throughput, latency, errors, memory.
+"""``schemasift serve`` under a bounded load on loopback: throughput, latency, errors, memory.
 
 The server runs as users run it (the CLI, its default workers); the load is a fixed
 number of requests over a fixed number of keep-alive connections, so a slow server
@@ -46,7 +46,7 @@ class Server:
 def start_server(
     home: Path, workers: int | None, log: Path, backend: str | None = None, timeout_s: float = 180
 ) -> Server:
-    """Start ``schema-search serve`` on a free port and wait until every worker says it is ready."""
+    """Start ``schemasift serve`` on a free port and wait until every worker says it is ready."""
     port = _free_port()
     env = {**os.environ, "SCHEMA_SEARCH_HOME": str(home)}
     if backend:

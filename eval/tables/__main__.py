@@ -1,4 +1,4 @@
-"""``python -m eval.tables``: recall on a benchmark folder, next to peer baselines (was ``schema-search eval``)."""
+"""``python -m eval.tables``: recall on a benchmark folder, next to peer baselines (was ``schemasift eval``)."""
 
 from __future__ import annotations
 

@@ -127,7 +127,7 @@ def _summary(run: EvalRun, generated_at: str) -> str:
     )
     return (
         f"<p>{condition} {run.questions} questions.{evidence}</p>"
-        f'<p class="meta">schema-search {escape(run.version)} · generated {escape(generated_at)}</p>'
+        f'<p class="meta">schemasift {escape(run.version)} · generated {escape(generated_at)}</p>'
     )
 
 

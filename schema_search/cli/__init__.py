@@ -1,4 +1,4 @@
-"""The ``schema-search`` command: thin subcommands over :class:`~schema_search.workspace.Workspace`."""
+"""The ``schemasift`` command: thin subcommands over :class:`~schema_search.workspace.Workspace`."""
 
 from .main import main
 

@@ -1,4 +1,4 @@
-"""``schema-search ask``: argument wiring over the agent."""
+"""``schemasift ask``: argument wiring over the agent."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         help="answer a question: with --catalog, as SQL (find tables, write, validate, optionally run it); "
         "with --corpus, from the documents (passages by search, counts by query_collection), cited",
         **examples(
-            'schema-search ask "revenue per category" --catalog shop',
-            "schema-search ask \"revenue of Acme last month\" --catalog shop --execute --answer 'value:main.suppliers.company_name=Acme GmbH'",
-            'schema-search ask "which PEPs are Final?" --corpus peps --model gpt-4o-mini',
+            'schemasift ask "revenue per category" --catalog shop',
+            "schemasift ask \"revenue of Acme last month\" --catalog shop --execute --answer 'value:main.suppliers.company_name=Acme GmbH'",
+            'schemasift ask "which PEPs are Final?" --corpus peps --model gpt-4o-mini',
         ),
     )
     ask.add_argument("question", help="the question, in plain language (quote it)")

@@ -1,5 +1,5 @@
-"""``schema-search describe`` (generated descriptions for a stored catalog, then re-index) and
-``schema-search diagnose`` (the words descriptions spread over most tables: IDF collapse)."""
+"""``schemasift describe`` (generated descriptions for a stored catalog, then re-index) and
+``schemasift diagnose`` (the words descriptions spread over most tables: IDF collapse)."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
             "DB comments are never overwritten; unchanged tables are skipped."
         ),
         **examples(
-            "schema-search describe --catalog shop",
-            "schema-search describe --catalog crm --model openai/gpt-4o-mini --concurrency 8",
-            "schema-search describe --catalog crm --only all",
+            "schemasift describe --catalog shop",
+            "schemasift describe --catalog crm --model openai/gpt-4o-mini --concurrency 8",
+            "schemasift describe --catalog crm --only all",
         ),
     )
     describe.add_argument("--catalog", required=True, help="catalog whose tables to describe")
@@ -58,8 +58,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
             "half of a field's documents."
         ),
         **examples(
-            "schema-search diagnose --catalog crm --words store,information,customer",
-            "schema-search diagnose --catalog crm --questions sample_schemas/crm_cases.jsonl --top 30",
+            "schemasift diagnose --catalog crm --words store,information,customer",
+            "schemasift diagnose --catalog crm --questions sample_schemas/crm_cases.jsonl --top 30",
         ),
     )
     diagnose.add_argument("--catalog", required=True, help="catalog to check")
@@ -107,7 +107,7 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  failed: {table}: {reason}", file=sys.stderr)
     if described or run.reused:
         print(
-            f"Re-indexed catalog {args.catalog!r}; see a description with `schema-search table TABLE --catalog {args.catalog}`."
+            f"Re-indexed catalog {args.catalog!r}; see a description with `schemasift table TABLE --catalog {args.catalog}`."
         )
     if run.interrupted:
         print("Interrupted: re-run the same command to describe the rest.", file=sys.stderr)
@@ -154,7 +154,7 @@ def _diagnose(args: argparse.Namespace, settings: Settings) -> int:
         f"Checking {source}."
     )
     if not result.described:
-        print("No table has a generated description yet, so before = after; run `schema-search describe` first.")
+        print("No table has a generated description yet, so before = after; run `schemasift describe` first.")
     rows = [
         (
             r.word,

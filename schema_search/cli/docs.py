@@ -31,9 +31,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "docs",
         help="index and search documents (Markdown, reStructuredText, HTML, text, PDF, DOCX)",
         **examples(
-            "schema-search docs index sample_docs --corpus handbook",
-            'schema-search docs search "how do I rotate a key?" --corpus handbook',
-            "schema-search docs show S3fa21c --corpus handbook",
+            "schemasift docs index sample_docs --corpus handbook",
+            'schemasift docs search "how do I rotate a key?" --corpus handbook',
+            "schemasift docs show S3fa21c --corpus handbook",
         ),
     )
     docs.set_defaults(print_help=docs.print_help)
@@ -49,8 +49,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
             "relative path. Re-running replaces the corpus atomically."
         ),
         **examples(
-            "schema-search docs index sample_docs --corpus handbook",
-            "schema-search docs index site/docs --corpus site --url-template 'https://docs.example.com/{path}/'",
+            "schemasift docs index sample_docs --corpus handbook",
+            "schemasift docs index site/docs --corpus site --url-template 'https://docs.example.com/{path}/'",
         ),
     )
     index.add_argument("folder", type=Path, help="folder of documents, read recursively")
@@ -67,8 +67,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "search",
         help="find the passages that answer a question, with citable source IDs",
         **examples(
-            'schema-search docs search "how do I rotate a key?" --corpus handbook',
-            'schema-search docs search "retention policy" --corpus handbook -k 3 --json',
+            'schemasift docs search "how do I rotate a key?" --corpus handbook',
+            'schemasift docs search "retention policy" --corpus handbook -k 3 --json',
         ),
     )
     search.add_argument("question", help="the question, in plain language (quote it)")
@@ -81,8 +81,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "show",
         help="show a chunk, or a whole document, by source ID",
         **examples(
-            "schema-search docs show S3fa21c --corpus handbook",
-            "schema-search docs show D81c0e2 --corpus handbook --json",
+            "schemasift docs show S3fa21c --corpus handbook",
+            "schemasift docs show D81c0e2 --corpus handbook --json",
         ),
     )
     show.add_argument("source_id", help="an ID like S3fa21c, from search results")
@@ -94,8 +94,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "delete",
         help="delete a corpus and its index (asks first; --yes in scripts)",
         description="Delete a corpus: its chunks, index, embeddings and structured index. Catalogs go with "
-        "`schema-search delete`.",
-        **examples("schema-search docs delete --corpus handbook", "schema-search docs delete --corpus handbook --yes"),
+        "`schemasift delete`.",
+        **examples("schemasift docs delete --corpus handbook", "schemasift docs delete --corpus handbook --yes"),
     )
     delete.add_argument("--corpus", required=True, help="corpus to delete")
     delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
@@ -105,7 +105,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     moved.add_commands(group, "docs")
 
     corpora = commands.add_parser(
-        "corpora", help="list indexed corpora", **examples("schema-search corpora", "schema-search corpora --json")
+        "corpora", help="list indexed corpora", **examples("schemasift corpora", "schemasift corpora --json")
     )
     corpora.add_argument("--json", action="store_true", help="print the list as JSON, warnings included")
     corpora.set_defaults(run=_corpora)
@@ -120,7 +120,7 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
         return print_json(result)
     info = result.corpus
     print(f"Indexed corpus {info.name!r}: {info.documents} documents, {info.chunks} chunks in {result.seconds:.2f} s.")
-    print_warnings(info.warnings, "schema-search corpora --json")
+    print_warnings(info.warnings, "schemasift corpora --json")
     return 0
 
 
@@ -179,7 +179,7 @@ def _corpora(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps([i.model_dump(mode="json") for i in infos], indent=2, ensure_ascii=False))
         return 0
     if not infos:
-        print("No corpora yet. Create one with `schema-search docs index FOLDER --corpus NAME`.")
+        print("No corpora yet. Create one with `schemasift docs index FOLDER --corpus NAME`.")
         return 0
     rows = [
         (

@@ -26,22 +26,22 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
             "the `examples` channel, and a search shows them."
         ),
         **examples(
-            "schema-search examples add queries.jsonl --catalog shop",
-            "schema-search examples list --catalog shop --json",
+            "schemasift examples add queries.jsonl --catalog shop",
+            "schemasift examples list --catalog shop --json",
         ),
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True, help="add or list")
     add = actions.add_parser(
         "add",
         help="add question -> SQL pairs from a JSON Lines file",
-        **examples("schema-search examples add queries.jsonl --catalog shop"),
+        **examples("schemasift examples add queries.jsonl --catalog shop"),
     )
     add.add_argument("file", type=Path, help=f"JSON Lines file. {LINE}")
     add.add_argument("--catalog", required=True, help="catalog the queries ran on")
     add.add_argument("--json", action="store_true", help="print the HTTP response body")
     add.set_defaults(run=_add)
     listed = actions.add_parser(
-        "list", help="list a catalog's past queries", **examples("schema-search examples list --catalog shop")
+        "list", help="list a catalog's past queries", **examples("schemasift examples list --catalog shop")
     )
     listed.add_argument("--catalog", required=True, help="catalog to list")
     listed.add_argument("--json", action="store_true", help="print the HTTP response body")
@@ -82,7 +82,7 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
         return print_json(response)
     kept = response.examples
     if not kept:
-        print(f"No past queries in catalog {args.catalog!r}. Add some with `schema-search examples add FILE`.")
+        print(f"No past queries in catalog {args.catalog!r}. Add some with `schemasift examples add FILE`.")
         return 0
     print_table(
         ("id", "question", "tables", "origin"), [(e.id, e.question, ", ".join(e.tables), e.origin) for e in kept]

@@ -1,4 +1,4 @@
-"""The ``schema-search`` command: argument wiring, the error contract, and ``serve``.
+"""The ``schemasift`` command: argument wiring, the error contract, and ``serve``.
 
 Errors print one clear message to stderr and exit 2; ``--json`` prints exactly what
 the HTTP API returns for the same call. stdout carries the result only; notes,
@@ -85,12 +85,12 @@ def _settings(home: str | None, config_file: Path | None = None) -> Settings:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="schema-search",
+        prog="schemasift",
         description="Find the few tables (with columns and join keys), or the passages of your documents, that answer a question.",
         **examples(
-            "schema-search index sample_schemas/shop.sql --catalog shop",
-            'schema-search search "which customers ordered last month?" --catalog shop',
-            "schema-search table orders --catalog shop --home /tmp/ss",
+            "schemasift index sample_schemas/shop.sql --catalog shop",
+            'schemasift search "which customers ordered last month?" --catalog shop',
+            "schemasift table orders --catalog shop --home /tmp/ss",
         ),
     )
     parser.add_argument(
@@ -105,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve",
         help="run the HTTP API (catalogs and corpora)",
-        **examples("schema-search serve", "schema-search serve --host 0.0.0.0 --port 8000 --workers 2"),
+        **examples("schemasift serve", "schemasift serve --host 0.0.0.0 --port 8000 --workers 2"),
     )
     serve.add_argument("--host", default=None, help="address to listen on (default: $SCHEMA_SEARCH_HOST, 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port to listen on (default: $SCHEMA_SEARCH_PORT, 8000)")

@@ -1,4 +1,4 @@
-"""``schema-search mcp``: argument wiring over the MCP factory.
+"""``schemasift mcp``: argument wiring over the MCP factory.
 
 What it serves: the ``--catalog``/``--corpus`` flags when any is given, else every
 catalog and corpus the config file names, else every one in the data directory.
@@ -19,9 +19,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "mcp",
         help="serve catalogs and/or corpora to agents over MCP (stdio or streamable HTTP)",
         **examples(
-            "schema-search mcp --config sample_schemas/schema-search.toml",
-            "schema-search mcp --catalog crm --corpus handbook",
-            "schema-search mcp --corpus fastapi --corpus peps --transport http --port 8001",
+            "schemasift mcp --config sample_schemas/schema-search.toml",
+            "schemasift mcp --catalog crm --corpus handbook",
+            "schemasift mcp --corpus fastapi --corpus peps --transport http --port 8001",
         ),
     )
     mcp.add_argument(
@@ -63,12 +63,12 @@ def served(args: argparse.Namespace, settings: Settings, workspace: Workspace) -
 
 
 def mcp_server(args: argparse.Namespace, settings: Settings):
-    """The server ``schema-search mcp`` runs (see :func:`_serving`)."""
+    """The server ``schemasift mcp`` runs (see :func:`_serving`)."""
     return _serving(args, settings)[0]
 
 
 def _serving(args: argparse.Namespace, settings: Settings) -> tuple[object, list[str], list[str]]:
-    """The server ``schema-search mcp`` runs, and the catalogs and corpora it serves, made after
+    """The server ``schemasift mcp`` runs, and the catalogs and corpora it serves, made after
     what crashed writers left is cleaned away.
 
     An MCP server only searches, so no writer of its own would ever sweep the

@@ -69,14 +69,14 @@ def _run(old: str, module: str, rest: Sequence[str], given: dict[str, str]) -> i
     where = checkout / module.replace(".", "/") / "__main__.py"
     if not where.is_file():
         print(
-            f"error: `schema-search {old}` moved to the eval suite, which runs from a checkout of the repository "
+            f"error: `schemasift {old}` moved to the eval suite, which runs from a checkout of the repository "
             f"(python -m {module}) and is not installed with the package.",
             file=sys.stderr,
         )
         print("hint: clone the repository and run the command there.", file=sys.stderr)
         return 2
     print(
-        f"note: `schema-search {old}` is now `python -m {module}` (the eval suite, in a checkout); "
+        f"note: `schemasift {old}` is now `python -m {module}` (the eval suite, in a checkout); "
         "this spelling forwards to it and will be removed in a later release.",
         file=sys.stderr,
     )

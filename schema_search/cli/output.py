@@ -153,8 +153,8 @@ class HelpFormatter(argparse.HelpFormatter):
 def examples(*lines: str) -> dict:
     """Keywords for ``add_parser`` giving a command 1-3 example lines under its help.
 
-    >>> print(examples("schema-search catalogs")["epilog"])
+    >>> print(examples("schemasift catalogs")["epilog"])
     examples:
-      schema-search catalogs
+      schemasift catalogs
     """
     return {"epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines), "formatter_class": HelpFormatter}

@@ -28,8 +28,8 @@ def add_docs_commands(group: argparse._SubParsersAction) -> None:
             "documents have. --rebuild proposes and validates the fields again without re-embedding anything."
         ),
         **examples(
-            "schema-search docs fields --corpus peps",
-            "schema-search docs fields --corpus peps --rebuild --exact-fields status,type",
+            "schemasift docs fields --corpus peps",
+            "schemasift docs fields --corpus peps --rebuild --exact-fields status,type",
         ),
     )
     fields.add_argument("--corpus", required=True, help="corpus whose documents table to show")
@@ -47,8 +47,8 @@ def add_docs_commands(group: argparse._SubParsersAction) -> None:
         "query",
         help="count, filter and group a corpus's documents with SQL (or the JSON form)",
         **examples(
-            'schema-search docs query "SELECT status, count(*) FROM documents GROUP BY status" --corpus peps',
-            'schema-search docs query \'{"group_by": ["type"], "count": true}\' --form --corpus peps',
+            'schemasift docs query "SELECT status, count(*) FROM documents GROUP BY status" --corpus peps',
+            'schemasift docs query \'{"group_by": ["type"], "count": true}\' --form --corpus peps',
         ),
     )
     query.add_argument("sql", help=_QUERY_HELP)
@@ -62,7 +62,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     fields = commands.add_parser(
         "fields",
         help="a catalog as queryable tables: `tables` and `columns`",
-        **examples("schema-search fields --catalog shop", "schema-search fields --catalog shop --json"),
+        **examples("schemasift fields --catalog shop", "schemasift fields --catalog shop --json"),
     )
     fields.add_argument("--catalog", required=True, help="catalog to show as tables")
     fields.add_argument("--json", action="store_true", help="print the HTTP response body")
@@ -72,8 +72,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "query",
         help="count, filter and group a catalog's tables and columns with SQL, e.g. tables with an email column",
         **examples(
-            "schema-search query \"SELECT table_id FROM columns WHERE name LIKE '%email%'\" --catalog crm",
-            'schema-search query \'{"table": "tables", "group_by": ["kind"], "count": true}\' --form --catalog crm',
+            "schemasift query \"SELECT table_id FROM columns WHERE name LIKE '%email%'\" --catalog crm",
+            'schemasift query \'{"table": "tables", "group_by": ["kind"], "count": true}\' --form --catalog crm',
         ),
     )
     query.add_argument("sql", help=_QUERY_HELP.replace("collection's tables", "tables `tables` and `columns`"))

@@ -17,9 +17,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "index",
         help="introspect a schema source and index it as a catalog",
         **examples(
-            "schema-search index sample_schemas/shop.sql --catalog shop",
-            "schema-search index postgresql://me@localhost/crm --catalog crm --db public",
-            "schema-search index schemas/ --catalog warehouse --dialect snowflake",
+            "schemasift index sample_schemas/shop.sql --catalog shop",
+            "schemasift index postgresql://me@localhost/crm --catalog crm --db public",
+            "schemasift index schemas/ --catalog warehouse --dialect snowflake",
         ),
     )
     index.add_argument("source", help="SQLAlchemy URL, DDL file or folder, or benchmark schemas.jsonl")
@@ -33,8 +33,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "search",
         help="find the tables that answer a question",
         **examples(
-            'schema-search search "revenue per product category" --catalog shop',
-            'schema-search search "who churned?" --catalog crm -k 5 --json',
+            'schemasift search "revenue per product category" --catalog shop',
+            'schemasift search "who churned?" --catalog crm -k 5 --json',
         ),
     )
     search.add_argument("question", help="the question, in plain language (quote it)")
@@ -47,8 +47,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "table",
         help="show one table: columns, keys both ways, DDL, and a view's definition",
         **examples(
-            "schema-search table orders --catalog shop",
-            "schema-search table main.v_category_sales --catalog shop --json",
+            "schemasift table orders --catalog shop",
+            "schemasift table main.v_category_sales --catalog shop --json",
         ),
     )
     table.add_argument("table", help="schema.table, a bare table name, or a source ID")
@@ -57,7 +57,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     table.set_defaults(run=_table)
 
     catalogs = commands.add_parser(
-        "catalogs", help="list indexed catalogs", **examples("schema-search catalogs", "schema-search catalogs --json")
+        "catalogs", help="list indexed catalogs", **examples("schemasift catalogs", "schemasift catalogs --json")
     )
     catalogs.add_argument("--json", action="store_true", help="print the list as JSON, warnings included")
     catalogs.set_defaults(run=_catalogs)
@@ -65,8 +65,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     delete = commands.add_parser(
         "delete",
         help="delete a catalog and its index (asks first; --yes in scripts)",
-        description="Delete a catalog: its tables, index and embeddings. Corpora go with `schema-search docs delete`.",
-        **examples("schema-search delete --catalog shop", "schema-search delete --catalog shop --yes"),
+        description="Delete a catalog: its tables, index and embeddings. Corpora go with `schemasift docs delete`.",
+        **examples("schemasift delete --catalog shop", "schemasift delete --catalog shop --yes"),
     )
     delete.add_argument("--catalog", required=True, help="catalog to delete")
     delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
@@ -97,7 +97,7 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
         return print_json(result)
     info = result.catalog
     print(f"Indexed catalog {info.name!r}: {info.tables} tables, {info.views} views in {result.seconds:.2f} s.")
-    print_warnings(info.warnings, "schema-search catalogs --json")
+    print_warnings(info.warnings, "schemasift catalogs --json")
     return 0
 
 
@@ -155,7 +155,7 @@ def _catalogs(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps([i.model_dump(mode="json") for i in infos], indent=2))
         return 0
     if not infos:
-        print("No catalogs yet. Create one with `schema-search index SOURCE --catalog NAME`.")
+        print("No catalogs yet. Create one with `schemasift index SOURCE --catalog NAME`.")
         return 0
     rows = [(i.name, str(i.tables), str(i.views), i.source.get("kind", ""), str(len(i.warnings))) for i in infos]
     print_table(("catalog", "tables", "views", "source", "warnings"), rows)

@@ -5,7 +5,7 @@ thread pool it held the GIL: during a 12 MB upload (40,000 tables) ``/healthz`` 
 the same worker took up to 0.5 s (p99 0.29 s), and searches stalled alike. Parsing
 alone in a child was not enough: unpickling the parsed catalog in the worker is one
 C call that held the GIL for 2.3 s. So the child does the whole job, parse and index,
-as ``schema-search index`` in another process would: it writes the new generation
+as ``schemasift index`` in another process would: it writes the new generation
 and swaps it in, and the worker opens it on the next search. A child that runs past
 its time limit is killed (the store is crash-safe: the live generation stays), and
 the memory it took goes back when it exits. Starting one costs ~1 s (imports), so
@@ -81,7 +81,7 @@ def _run(fn: Callable[..., Any], args: tuple, time_limit_s: float, what: str) ->
         if not receiver.poll(time_limit_s):
             raise PayloadTooLarge(
                 f"Indexing {what} took longer than {time_limit_s:.0f} s; it was stopped, and nothing changed.",
-                hint="Split it into smaller uploads, or index it with the CLI (`schema-search index`).",
+                hint="Split it into smaller uploads, or index it with the CLI (`schemasift index`).",
             )
         outcome, value = receiver.recv()
     except EOFError:

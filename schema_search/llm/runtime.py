@@ -42,7 +42,7 @@ def requirements() -> list[str]:
     try:
         declared = [
             name.strip().replace(" ", "")
-            for name, _, marker in (line.partition(";") for line in metadata.requires("schema-search") or ())
+            for name, _, marker in (line.partition(";") for line in metadata.requires("schemasift") or ())
             if f'extra == "{EXTRA}"' in marker
         ]
     except metadata.PackageNotFoundError:

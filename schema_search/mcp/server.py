@@ -92,7 +92,7 @@ def create_server(
     sources = Served(workspace, catalogs, corpora, cite)
     ledgers = Ledgers()
     server = SchemaSearchServer(
-        "schema-search",
+        "schemasift",
         version=__version__,
         log_level="WARNING",
         instructions=_instructions(sources, cite, workspace.settings.execute_max_rows),

@@ -45,7 +45,7 @@ def run_query(
         raise NotStructured(
             f"Corpus {collection.name!r} has no structured index: its documents share no machine-readable "
             "header (front matter, Key: value block, <meta>).",
-            hint=f"Use search_docs for passages; `schema-search docs fields --corpus {collection.name}` shows what was found.",
+            hint=f"Use search_docs for passages; `schemasift docs fields --corpus {collection.name}` shows what was found.",
         )
     if form is not None:
         default = collection.tables[0].name

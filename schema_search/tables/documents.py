@@ -3,7 +3,7 @@
 * ``names``: schema, table and column identifiers, split into words.
 * ``text``: what people wrote: DB comments (table and columns).
 * ``body``: names and text in one field, the way most tools index a schema.
-* ``descriptions``: what a model wrote (``schema-search describe``).
+* ``descriptions``: what a model wrote (``schemasift describe``).
 * ``values``: the values sampled from a live database's short text columns
   (``Column.values``), so a question that names a stored value finds its table.
 

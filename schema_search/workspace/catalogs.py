@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ..preflight.gate import ExecuteResult, Gate
 
 log = logging.getLogger(__name__)
-CATALOGS = Shelf("catalogs", "catalog", CatalogNotFound, "schema-search index SOURCE --catalog {name}")
+CATALOGS = Shelf("catalogs", "catalog", CatalogNotFound, "schemasift index SOURCE --catalog {name}")
 
 
 class Catalogs(Sources[CatalogSearcher, CatalogInfo]):

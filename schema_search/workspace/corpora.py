@@ -25,7 +25,7 @@ from ..structured.sources import corpus_collection
 from . import configs
 from .sources import Sources, dense_info, since
 
-CORPORA = Shelf("corpora", "corpus", CorpusNotFound, "schema-search docs index FOLDER --corpus {name}")
+CORPORA = Shelf("corpora", "corpus", CorpusNotFound, "schemasift docs index FOLDER --corpus {name}")
 
 
 class Corpora(Sources[CorpusSearcher, CorpusInfo]):

@@ -74,7 +74,7 @@ def test_errors_go_to_stderr_with_exit_2(home, capsys, argv):
     ],
 )
 def test_commands_that_moved_to_the_eval_suite_forward_there_with_a_note(argv, module, tmp_path, capfd):
-    """``schema-search eval``, ``docs eval`` and ``csr`` run the eval suite's program (a checkout's), same arguments."""
+    """``schemasift eval``, ``docs eval`` and ``csr`` run the eval suite's program (a checkout's), same arguments."""
     assert main(["--home", str(tmp_path), *argv, "/nonexistent/input"]) == 2  # the eval suite's own error
     err = capfd.readouterr().err
     assert f"is now `python -m {module}`" in err

@@ -57,7 +57,7 @@ def test_version_prints_the_package_version(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
     assert exit_.value.code == 0
-    assert capsys.readouterr().out.strip() == f"schema-search {__version__}"
+    assert capsys.readouterr().out.strip() == f"schemasift {__version__}"
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
@@ -119,10 +119,10 @@ def _commands(parser=None):
 @pytest.mark.parametrize(
     "parser, prefix",
     [
-        (_parser, "schema-search"),
+        (_parser, "schemasift"),
         *[(module.parser, f"python -m {module.__package__}") for module in (eval_tables, eval_docs, eval_csr)],
     ],
-    ids=["schema-search", "eval.tables", "eval.docs", "eval.csr"],
+    ids=["schemasift", "eval.tables", "eval.docs", "eval.csr"],
 )
 def test_every_argument_has_help_and_every_command_examples(parser, prefix):
     missing_help, no_examples = [], []
@@ -140,7 +140,7 @@ def test_examples_keep_their_lines_in_the_help(capsys):
     with pytest.raises(SystemExit):
         main(["index", "--help"])
     out = capsys.readouterr().out
-    assert "\nexamples:\n  schema-search index sample_schemas/shop.sql --catalog shop\n" in out
+    assert "\nexamples:\n  schemasift index sample_schemas/shop.sql --catalog shop\n" in out
 
 
 def test_the_examples_parse():

@@ -1,4 +1,4 @@
-"""``schema-search docs ...`` and ``corpora`` in process: human output, --json equal to the HTTP body, errors."""
+"""``schemasift docs ...`` and ``corpora`` in process: human output, --json equal to the HTTP body, errors."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_errors_go_to_stderr_with_a_hint_and_exit_2(handbook_workspace, monkeypa
     use(monkeypatch, handbook_workspace)
     assert main(["docs", "search", "x", "--corpus", "nope"]) == 2
     err = capsys.readouterr().err
-    assert "No corpus named 'nope'" in err and "schema-search docs index FOLDER --corpus nope" in err
+    assert "No corpus named 'nope'" in err and "schemasift docs index FOLDER --corpus nope" in err
     assert main(["docs", "show", "S000000", "--corpus", "handbook"]) == 2
     assert "No chunk or document" in capsys.readouterr().err
     assert main(["docs", "index", str(tmp_path / "missing"), "--corpus", "x"]) == 2

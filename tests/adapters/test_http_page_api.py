@@ -229,7 +229,7 @@ def reports(tmp_path):
     }
     (folder / "spider_dev-pooled.json").write_text(json.dumps(run))
     (folder / "spider_dev-pooled.html").write_text(
-        "<!DOCTYPE html><p>schema-search 0.1.0 · generated 2026-12-02 00:07</p>"
+        "<!DOCTYPE html><p>schemasift 0.1.0 · generated 2026-12-02 00:07</p>"
     )
     docs = {
         "corpus": "fastapi",

@@ -1,6 +1,6 @@
 """The MCP server: every tool through the SDK's own client, in process, over stdio and over HTTP.
 
-The stdio and HTTP tests start the real ``schema-search mcp`` command as a child
+The stdio and HTTP tests start the real ``schemasift mcp`` command as a child
 process (never a client of itself) and stop it themselves.
 """
 
@@ -130,7 +130,7 @@ def test_an_unknown_catalog_still_answers_initialize_and_says_so_in_each_tool_re
     for result in (search, table):
         assert result.is_error
         assert "No catalog named 'nope'. Known: shop." in result.content[0].text
-        assert "schema-search index SOURCE --catalog nope" in result.content[0].text
+        assert "schemasift index SOURCE --catalog nope" in result.content[0].text
     assert not sources.is_error
     [entry] = sources.structured_content["catalogs"]
     assert entry["name"] == "nope" and not entry["available"] and "No catalog named 'nope'" in entry["error"]

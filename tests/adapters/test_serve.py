@@ -37,7 +37,7 @@ def test_a_catalog_that_cannot_open_is_named_and_the_others_still_answer(tiny_wo
     with TestClient(create_app(workspace=tiny_workspace, warm=True)) as client:
         body = client.get("/readyz").json()
         assert body["status"] == "degraded" and body["catalogs"] == ["tiny"]
-        assert "broken" in body["problems"][0] and "schema-search index" in body["hint"]
+        assert "broken" in body["problems"][0] and "schemasift index" in body["hint"]
         assert client.post("/v1/catalogs/tiny/search", json={"question": "contacts"}).status_code == 200
 
 

@@ -1,4 +1,4 @@
-"""Processes that only search (``serve``'s workers, ``schema-search mcp``) clean what a killed writer left, at start."""
+"""Processes that only search (``serve``'s workers, ``schemasift mcp``) clean what a killed writer left, at start."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a crashed writer leaves, and who clears it: the store's sweep, and real SIGKILLs of `schema-search index`."""
+"""What a crashed writer leaves, and who clears it: the store's sweep, and real SIGKILLs of `schemasift index`."""
 
 import json
 import os
@@ -12,7 +12,7 @@ from pathlib import Path
 from schema_search.core.store import CURRENT, Shelf, Store, _exclusive
 from schema_search.errors import CatalogNotFound
 
-SHELF = Shelf("catalogs", "catalog", CatalogNotFound, "schema-search index SOURCE --catalog {name}")
+SHELF = Shelf("catalogs", "catalog", CatalogNotFound, "schemasift index SOURCE --catalog {name}")
 # Sorts after any generation the store names now: the newest folder, as the old sweep saw it.
 LATE = "gen-99991231T235959-999999999"
 

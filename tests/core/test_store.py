@@ -6,7 +6,7 @@ import pytest
 from schema_search.core.store import FORMAT, Shelf, Store, _exclusive
 from schema_search.errors import Busy, CatalogNotFound, IndexUnreadable, InvalidInput
 
-SHELF = Shelf("catalogs", "catalog", CatalogNotFound, "schema-search index SOURCE --catalog {name}")
+SHELF = Shelf("catalogs", "catalog", CatalogNotFound, "schemasift index SOURCE --catalog {name}")
 
 
 def _build(path):
@@ -56,7 +56,7 @@ def test_unknown_name_lists_the_known_ones_and_the_command_that_creates_one(tmp_
     store.write("crm", _build)
     with pytest.raises(CatalogNotFound, match="nope") as error:
         store.current("nope")
-    assert "crm" in error.value.hint and "schema-search index SOURCE --catalog nope" in error.value.hint
+    assert "crm" in error.value.hint and "schemasift index SOURCE --catalog nope" in error.value.hint
 
 
 @pytest.mark.parametrize("name", ["", "../etc", "UPPER", "a/b", "x" * 65, ".hidden"])
@@ -75,7 +75,7 @@ def test_an_unreadable_generation_names_the_command_that_rebuilds_it(tmp_path):
 
     with pytest.raises(IndexUnreadable, match="cannot be opened") as error:
         store.open("crm", opener)
-    assert "schema-search index SOURCE --catalog crm" in error.value.hint
+    assert "schemasift index SOURCE --catalog crm" in error.value.hint
 
 
 def test_a_generation_from_a_newer_release_is_refused_clearly(tmp_path):

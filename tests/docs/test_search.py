@@ -80,7 +80,7 @@ def test_show_a_chunk_or_a_whole_document_by_source_id(handbook):
 def test_unknown_corpus_names_the_command_that_creates_one(handbook):
     with pytest.raises(CorpusNotFound) as error:
         handbook.corpora.search("nope", "anything")
-    assert "schema-search docs index FOLDER --corpus nope" in error.value.hint and "handbook" in error.value.hint
+    assert "schemasift docs index FOLDER --corpus nope" in error.value.hint and "handbook" in error.value.hint
 
 
 def test_a_failed_reindex_leaves_the_live_corpus_searchable(handbook, tmp_path):

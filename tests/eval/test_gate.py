@@ -27,7 +27,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def slices(tmp_path_factory):
     baselines = gate.load_baselines()
-    assert baselines, f"no baseline files in {gate.BASELINES}: run `schema-search eval ... --update-baseline`"
+    assert baselines, f"no baseline files in {gate.BASELINES}: run `schemasift eval ... --update-baseline`"
     settings = Settings(home=tmp_path_factory.mktemp("home"), embedding_threads=1)
     with ExitStack() as stack:
         yield [

@@ -1,6 +1,6 @@
 """A catalog indexed by release 0.1 (before the core was shared with documents) still opens and ranks the same.
 
-``tests/fixtures/legacy_home`` was written by ``schema-search index sample_schemas/shop.sql
+``tests/fixtures/legacy_home`` was written by ``schemasift index sample_schemas/shop.sql
 --catalog shop --dialect sqlite`` at commit 635bf55, dense channel included, and is
 committed as it was written.
 """

@@ -1,4 +1,4 @@
-"""`schema-search csr`: errors a new user can make, and scoring a transcript folder into JSON and HTML."""
+"""`schemasift csr`: errors a new user can make, and scoring a transcript folder into JSON and HTML."""
 
 from __future__ import annotations
 

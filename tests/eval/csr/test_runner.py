@@ -1,4 +1,4 @@
-"""The runner with a scripted model through a real stdio MCP session against `schema-search mcp`."""
+"""The runner with a scripted model through a real stdio MCP session against `schemasift mcp`."""
 
 from __future__ import annotations
 

@@ -76,7 +76,7 @@ export async function api(path, { method = "GET", json, body, contentType, admin
         code: "network",
         title: "No answer",
         detail: "The server did not answer.",
-        hint: "Check that schema-search serve is running and reachable, then try again.",
+        hint: "Check that schemasift serve is running and reachable, then try again.",
       });
     }
     if (response.ok) return read(response);

@@ -121,7 +121,7 @@ function denseFacts(c) {
 
 function describedText(c) {
   if (c.described == null) return "–";
-  if (!c.described) return "No generated descriptions (schema-search describe writes them).";
+  if (!c.described) return "No generated descriptions (schemasift describe writes them).";
   const total = c.tables + c.views;
   const models = c.description_models && c.description_models.length ? ` by ${words(c.description_models)}` : "";
   const at = c.described_at ? `, latest ${when(c.described_at)}` : "";

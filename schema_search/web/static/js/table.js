@@ -89,7 +89,7 @@ function render(root, t, catalog, context) {
 
 function description(d, words) {
   if (!d) {
-    return h("section", { class: "generated-box none", "aria-labelledby": "gen-h" }, h("h2", { id: "gen-h" }, "Generated description"), h("p", { class: "muted" }, "None generated for this table (schema-search describe writes them)."));
+    return h("section", { class: "generated-box none", "aria-labelledby": "gen-h" }, h("h2", { id: "gen-h" }, "Generated description"), h("p", { class: "muted" }, "None generated for this table (schemasift describe writes them)."));
   }
   return h(
     "section",

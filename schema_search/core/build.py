@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -9,13 +10,20 @@ from typing import TypeVar
 import numpy as np
 
 from . import index
-from .dense import DenseIndex, build_dense
+from .checkpoint import Checkpoint, Interrupted
+from .dense import DenseIndex, Plan, dense_index, encode_missing, plan_dense
 from .embedders import BATCH, Embedder
 from .kind import ItemKind
 
 Item = TypeVar("Item")
 # Wraps a sequence while it is worked through, e.g. in a progress bar: (items, label) -> items.
+# A wrapper may also have ``note(text)``, for a line said once (an estimate), above any bar.
 Progress = Callable[[Sequence, str], Iterable]
+# Texts the pace for the estimate is taken on, after the first batch (which is not timed:
+# ONNX Runtime sets itself up in its first calls, 4.5 s for a batch that took 2 s again).
+# On a busy 2-core machine one batch took 2 to 7 s, so one says little; three (~5 s of the
+# 55 s that 80 PEPs took) put it within 10% on a quiet one (eval/speed/big_corpus.py).
+ESTIMATE_AFTER = 3 * BATCH
 
 
 def write_indexes(
@@ -25,6 +33,7 @@ def write_indexes(
     embedder: Embedder | None = None,
     previous: DenseIndex | None = None,
     progress: Progress | None = None,
+    checkpoint: Path | None = None,
 ) -> dict:
     """Write ``index/`` (and the embeddings, with an ``embedder``) into generation folder ``path``.
 
@@ -34,9 +43,14 @@ def write_indexes(
 
     Args:
         previous: the live generation's vectors; unchanged items are not encoded again.
+        checkpoint: a file where vectors are saved as they are encoded, and read back
+            by the next build when this one does not finish (see :mod:`checkpoint`).
 
     Returns:
         Manifest entries: fields, their coverage, and what the dense channel did.
+
+    Raises:
+        Interrupted: Ctrl-C while embedding with a ``checkpoint``; it says what was kept.
     """
     documents = [
         {index.ID: kind.id_of(item), **kind.document(item)}
@@ -47,18 +61,90 @@ def write_indexes(
     writing.done()
     manifest: dict = {"fields": list(kind.fields), "coverage": coverage(documents, kind.fields)}
     if embedder is not None:
-        texts = [kind.embedding_text(item) for item in items]
-        counted = EncodeProgress(embedder, progress)
-        vectors, encoded = build_dense([d[index.ID] for d in documents], texts, counted, previous, counted.start)
-        counted.done()
-        vectors.save(path)
-        manifest["dense"] = {
-            "model": vectors.model,
-            "encoded": encoded,
-            "floor": vectors.floor,
-            "nearest_floor": vectors.nearest_floor,
-        }
+        ids = [d[index.ID] for d in documents]
+        manifest["dense"] = write_dense(path, kind, items, ids, embedder, previous, progress, checkpoint)
     return manifest
+
+
+def write_dense(
+    path: Path,
+    kind: ItemKind[Item],
+    items: Sequence[Item],
+    ids: Sequence[str],
+    embedder: Embedder,
+    previous: DenseIndex | None,
+    progress: Progress | None,
+    checkpoint: Path | None,
+) -> dict:
+    """Embed ``items`` into ``path``, saying first what it will take; returns the manifest's ``dense`` entry."""
+    texts = [kind.embedding_text(item) for item in items]
+    saved = Checkpoint(checkpoint, embedder.name) if checkpoint else None
+    plan = plan_dense(texts, embedder.name, previous, saved.load() if saved else None)
+    if plan.resumed:
+        note(progress, f"resuming: {plan.resumed:,} {kind.noun}s already embedded")
+    # Time goes with the length of the texts (a passage at the model's cap costs 8x a
+    # heading's), so the time left is the characters left at the pace measured so far.
+    todo_chars = sum(len(texts[i]) for i in plan.missing)
+    counted = EncodeProgress(
+        embedder, progress, lambda pace: note(progress, estimate(plan, todo_chars / pace, kind.noun))
+    )
+    try:
+        encode_missing(plan, texts, counted, counted.start, saved)
+    except KeyboardInterrupt:
+        counted.stop()
+        if saved is None:
+            raise
+        raise Interrupted(plan.embedded(), len(texts), kind.noun) from None
+    vectors = dense_index(ids, texts, plan, counted)
+    counted.done()
+    vectors.save(path)
+    return {
+        "model": vectors.model,
+        "encoded": len(plan.missing),
+        "reused": plan.reused,
+        "resumed": plan.resumed,
+        "seconds": round(counted.seconds, 2),
+        "rate": round(counted.rate, 1) if counted.rate else None,
+        "floor": vectors.floor,
+        "nearest_floor": vectors.nearest_floor,
+    }
+
+
+def note(progress: Progress | None, text: str) -> None:
+    """Say ``text`` once through ``progress``, if it can say lines (``progress.note``)."""
+    say = getattr(progress, "note", None)
+    if say is not None:
+        say(text)
+
+
+def estimate(plan: Plan, seconds: float, noun: str) -> str:
+    """The line that says what an embedding will take: ``seconds`` in all.
+
+    >>> class Planned:
+    ...     keys, missing, reused, resumed, shared = range(29_040), range(28_512), 528, 0, 0
+    >>> estimate(Planned(), 360, "chunk")
+    'embedding 28,512 of 29,040 chunks (528 reused): about 6 min at 79/s'
+    """
+    kept = [(plan.reused, "reused"), (plan.resumed, "already embedded"), (plan.shared, "share a text")]
+    why = ", ".join(f"{n:,} {what}" for n, what in kept if n)
+    todo = len(plan.missing)
+    rate = todo / max(seconds, 1e-9)
+    return (
+        f"embedding {todo:,} of {len(plan.keys):,} {noun}s{f' ({why})' if why else ''}: "
+        f"about {duration(seconds)} at {rate:.{0 if rate >= 10 else 1}f}/s"
+    )
+
+
+def duration(seconds: float) -> str:
+    """A rough time, as a person would say it.
+
+    >>> duration(42), duration(354), duration(7_290), duration(7_190)
+    ('42 s', '6 min', '2 h 2 min', '2 h 0 min')
+    """
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60} min"
 
 
 class Phase:
@@ -98,24 +184,48 @@ class Phase:
 
 
 class EncodeProgress:
-    """An embedder that moves the ``embedding`` phase by the texts it has encoded.
+    """An embedder that moves the ``embedding`` phase by the texts it has encoded, and times them.
 
-    :func:`build_dense` hands out the texts to encode a batch at a time; a wrapper
+    :func:`encode_missing` hands out the texts to encode a batch at a time; a wrapper
     around that hand-out would count a batch as done before the model has read it.
-    This one is given to ``build_dense`` as its embedder (and, as ``start``, as its
-    progress, to learn how many texts there are) and counts after each ``encode``.
+    This one is given to it as its embedder (and, as ``start``, as its progress, to
+    learn how many texts there are) and counts after each ``encode``. Once
+    :data:`ESTIMATE_AFTER` texts after the first batch are encoded, and more are left,
+    ``on_pace`` gets the pace of those, in characters a second: the estimate's measure.
     """
 
-    def __init__(self, embedder: Embedder, progress: Progress | None) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        progress: Progress | None,
+        on_pace: Callable[[float], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._embedder = embedder
         self._progress = progress
+        self._on_pace = on_pace
+        self._clock = clock
         self._bar: Iterator | None = None
         self._total = self._encoded = self._pulled = 0
+        self._started = self._finished = self._paced_from = clock()
+        self._paced = self._paced_chars = 0  # texts and characters encoded after the first batch
         self.name = embedder.name
 
+    @property
+    def seconds(self) -> float:
+        """How long the texts to encode took (the floor's calibration aside)."""
+        return self._finished - self._started
+
+    @property
+    def rate(self) -> float | None:
+        """Texts encoded a second; None when there were none."""
+        counted = min(self._encoded, self._total)
+        return counted / self.seconds if counted and self.seconds > 0 else None
+
     def start(self, positions: Sequence[int], label: str) -> Sequence[int]:
+        self._total = len(positions)
+        self._started = self._finished = self._clock()
         if self._progress is not None:
-            self._total = len(positions)
             self._bar = iter(self._progress(range(self._total), label))
             if self._total:  # started now, so a wrapper times the first batch too
                 next(self._bar, None)
@@ -124,16 +234,17 @@ class EncodeProgress:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
-        if self._bar is None or len(texts) <= BATCH:
-            return self._count(self._embedder.encode(texts))
-        # A model batch at a time, so a bar moves while a large hand-out is encoded. The texts
-        # come sorted by length, so these slices are the batches the model would make itself.
-        return np.concatenate(
-            [self._count(self._embedder.encode(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)]
-        )
-
-    def _count(self, vectors: np.ndarray) -> np.ndarray:
-        self._encoded += len(vectors)
+        vectors = self._embedder.encode(texts)
+        before, self._encoded = self._encoded, self._encoded + len(vectors)
+        if before < self._total:
+            self._finished = self._clock()
+            if before == 0:
+                self._paced_from = self._finished
+            else:
+                self._paced, self._paced_chars = self._paced + len(texts), self._paced_chars + sum(map(len, texts))
+                if self._paced - len(texts) < ESTIMATE_AFTER <= self._paced and self._encoded < self._total:
+                    if self._on_pace is not None:
+                        self._on_pace(self._paced_chars / max(self._finished - self._paced_from, 1e-9))
         # Pulling item n+1 tells a wrapper that n are done; the very last waits for done().
         while self._bar is not None and self._pulled < min(self._encoded, self._total - 1) + 1:
             next(self._bar, None)
@@ -146,6 +257,16 @@ class EncodeProgress:
             for _ in self._bar:  # whatever is left, then the wrapper's own end
                 pass
             self._bar = None
+
+    def stop(self) -> None:
+        """The phase cut short: a bar is closed where it stands (not at 100%), before the line that says why.
+
+        Left open, the bar is closed when the interpreter exits, and drawn again below that line.
+        """
+        close = getattr(self._bar, "close", None)
+        if close is not None:
+            close()
+        self._bar = None
 
     def __getattr__(self, name: str):  # max_tokens, count_tokens, ...: as the model says
         return getattr(self._embedder, name)

@@ -3,7 +3,8 @@
 The model (all-MiniLM-L6-v2, see :mod:`embedders`) ships inside the install. Each item
 kind says what the model reads for one item (its embedding text); vectors are stored
 with each index generation and carried over for items whose embedding text did not
-change, so a re-index only encodes what is new.
+change, so a re-index only encodes what is new. The vectors of a build cut short are
+kept as they come (:mod:`checkpoint`), so its next run only encodes what is left.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .checkpoint import Checkpoint
 from .embedders import BATCH, Embedder
 
 EMBEDDINGS_FILE = "embeddings.npy"
@@ -182,47 +184,147 @@ class DenseIndex:
         return cls(meta["ids"], meta["keys"], vectors, meta["model"], floor, meta.get("nearest_floor", floor))
 
 
+@dataclass
+class Plan:
+    """Which vectors an embedding has, and which texts it must encode.
+
+    ``known`` (key -> vector) grows as :func:`encode_missing` works; ``missing`` holds
+    the position of one text per key still to encode, in the order they are encoded.
+    Each item counts once: reused from the live generation, resumed from a checkpoint,
+    encoded, or sharing the text of an item that is (tenants' copies of one table).
+    """
+
+    keys: list[str]
+    known: dict[str, np.ndarray]
+    missing: list[int]
+    reused: int = 0
+    resumed: int = 0
+
+    @property
+    def shared(self) -> int:
+        return len(self.keys) - self.reused - self.resumed - len(self.missing)
+
+    def embedded(self) -> int:
+        """Items whose vector is known by now."""
+        return sum(key in self.known for key in self.keys)
+
+
+def plan_dense(
+    texts: Sequence[str],
+    model: str,
+    previous: DenseIndex | None = None,
+    saved: Mapping[str, np.ndarray] | None = None,
+) -> Plan:
+    """What embedding ``texts`` with ``model`` takes, given the live generation's vectors and a checkpoint's.
+
+    The texts to encode come in batches of similar length (padding is work the model
+    does for nothing), and the batches in :func:`spread` order: any first few are a
+    sample of all lengths, so a rate timed on them (the estimate, a progress bar's time
+    left) holds for the rest.
+
+    >>> class Stored:
+    ...     model, keys, vectors = "m", [_key("a")], np.ones((1, 2), np.float32)
+    >>> plan = plan_dense(["a", "b", "b", "c"], "m", Stored(), {_key("c"): np.zeros(2)})
+    >>> plan.missing, plan.reused, plan.resumed, plan.shared
+    ([1], 1, 1, 1)
+    >>> plan_dense(["a"], "other model", Stored()).missing  # another model's vectors are not reused
+    [0]
+    """
+    keys = [_key(t) for t in texts]
+    reusable: dict[str, np.ndarray] = {}
+    if previous is not None and previous.model == model:
+        stored = np.asarray(previous.vectors)  # a plain array view: rows without a memmap object each
+        reusable = {key: stored[i] for i, key in enumerate(previous.keys)}
+    saved = saved or {}
+    known = {**saved, **reusable}
+    first: dict[str, int] = {}
+    for i, key in enumerate(keys):
+        if key not in known:
+            first.setdefault(key, i)
+    by_length = sorted(first.values(), key=lambda i: len(texts[i]))
+    batches = [by_length[at : at + BATCH] for at in range(0, len(by_length), BATCH)]
+    missing = [i for b in spread(len(batches)) for i in batches[b]]
+    reused = sum(key in reusable for key in keys)
+    resumed = sum(key in saved and key not in reusable for key in keys)
+    return Plan(keys, known, missing, reused, resumed)
+
+
+def spread(n: int) -> list[int]:
+    """``0 .. n-1`` in an order whose every start is spread over the whole range: the middle, the quarters, ...
+
+    >>> spread(8)
+    [4, 2, 6, 1, 3, 5, 7, 0]
+    >>> sorted(spread(5)) == list(range(5))
+    True
+    """
+    order: list[int] = []
+    seen: set[int] = set()
+    parts = 1
+    while len(order) < n:
+        for odd in range(1, 2 * parts, 2):
+            k = odd * n // (2 * parts)
+            if k not in seen:
+                seen.add(k)
+                order.append(k)
+        parts *= 2
+    return order
+
+
+def encode_missing(
+    plan: Plan,
+    texts: Sequence[str],
+    embedder: Embedder,
+    progress: Callable[[Sequence[int], str], Iterable[int]] | None = None,
+    checkpoint: Checkpoint | None = None,
+) -> None:
+    """Encode the texts ``plan`` misses into ``plan.known``, a model batch at a time, each saved to ``checkpoint``.
+
+    One batch a hand-out: Ctrl-C loses at most the batch in flight, and a progress bar
+    moves with the model.
+    """
+    batch: list[int] = []
+    for position, i in enumerate(progress(plan.missing, "embedding") if progress else plan.missing, 1):
+        batch.append(i)
+        if len(batch) == BATCH or position == len(plan.missing):
+            keys = [plan.keys[j] for j in batch]
+            vectors = embedder.encode([texts[j] for j in batch])
+            if checkpoint is not None:
+                checkpoint.append(keys, vectors)
+            plan.known.update(zip(keys, vectors))
+            batch = []
+
+
+def dense_index(ids: Sequence[str], texts: Sequence[str], plan: Plan, embedder: Embedder) -> DenseIndex:
+    """The index of an embedding whose ``plan`` is complete, its floors calibrated with ``embedder``."""
+    vectors = np.stack([plan.known[key] for key in plan.keys]) if plan.keys else np.zeros((0, 1), np.float32)
+    index = DenseIndex(list(ids), plan.keys, vectors.astype(np.float32), embedder.name)
+    unrelated = embedder.encode(unrelated_sentences(texts))
+    index.floor = calibrate_floor(index.vectors, unrelated)
+    # Never below the floor: a question whose nearest item is kept is on topic.
+    index.nearest_floor = max(calibrate_nearest_floor(index.vectors, unrelated), index.floor)
+    return index
+
+
 def build_dense(
     ids: Sequence[str],
     texts: Sequence[str],
     embedder: Embedder,
     previous: DenseIndex | None = None,
     progress: Callable[[Sequence[int], str], Iterable[int]] | None = None,
+    checkpoint: Checkpoint | None = None,
 ) -> tuple[DenseIndex, int]:
     """Embed ``texts`` (the embedding text of item ``ids[i]``), reusing ``previous`` vectors of unchanged texts.
 
     Args:
         progress: wraps the positions of the texts to encode while they are encoded (a progress bar).
+        checkpoint: vectors of an interrupted run, reused; the new ones are saved there as they come.
 
     Returns:
         The index, and how many texts were encoded afresh (items with the same text share one).
     """
-    keys = [_key(t) for t in texts]
-    known: dict[str, np.ndarray] = {}
-    if previous is not None and previous.model == embedder.name:
-        stored = np.asarray(previous.vectors)  # a plain array view: rows without a memmap object each
-        known = {key: stored[i] for i, key in enumerate(previous.keys)}
-    # Each new text once (tenants' copies of one table share a vector), shortest first:
-    # batches of similar length waste little of the model's work on padding.
-    first: dict[str, int] = {}
-    for i, key in enumerate(keys):
-        if key not in known:
-            first.setdefault(key, i)
-    missing = sorted(first.values(), key=lambda i: len(texts[i]))
-    batch: list[int] = []
-    # Encoded a few batches at a time, so a progress bar moves while a corpus embeds.
-    for position, i in enumerate(progress(missing, "embedding") if progress else missing, 1):
-        batch.append(i)
-        if len(batch) == BATCH * 4 or position == len(missing):
-            known.update(zip((keys[j] for j in batch), embedder.encode([texts[j] for j in batch])))
-            batch = []
-    vectors = np.stack([known[key] for key in keys]) if keys else np.zeros((0, 1), np.float32)
-    index = DenseIndex(list(ids), keys, vectors.astype(np.float32), embedder.name)
-    unrelated = embedder.encode(unrelated_sentences(texts))
-    index.floor = calibrate_floor(index.vectors, unrelated)
-    # Never below the floor: a question whose nearest item is kept is on topic.
-    index.nearest_floor = max(calibrate_nearest_floor(index.vectors, unrelated), index.floor)
-    return index, len(missing)
+    plan = plan_dense(texts, embedder.name, previous, checkpoint.load() if checkpoint else {})
+    encode_missing(plan, texts, embedder, progress, checkpoint)
+    return dense_index(ids, texts, plan, embedder), len(plan.missing)
 
 
 def _plain(text: str) -> str:

@@ -32,6 +32,7 @@ from schema_search.workspace import Workspace
 from tests.conftest import HANDBOOK, REPO, SAMPLES, tiny_catalog
 
 CHROMIUM = Path("/usr/bin/chromium")
+MARKDOWN_CORPUS = Path(__file__).parent / "markdown_corpus"
 # Root in a container needs --no-sandbox; the rest keep Chromium from calling Google
 # (updates, sync, field trials) on a network that has no way out.
 CHROMIUM_ARGS = [
@@ -100,8 +101,9 @@ class RecordedDescriber:
 @pytest.fixture(scope="session")
 def web_home(tmp_path_factory) -> Path:
     """A home with catalog crm (sample_schemas/crm.sql), corpus handbook, corpus notes (one
-    handbook page without the manifest, so its URL is the file's path), and catalog tiny with
-    generated descriptions; indexed once."""
+    handbook page without the manifest, so its URL is the file's path), corpus markdown
+    (tests/web/markdown_corpus: Markdown to render, hostile Markdown, plain text), and catalog
+    tiny with generated descriptions; indexed once."""
     home = tmp_path_factory.mktemp("web-home")
     workspace = Workspace(Settings(home=home, embedding_threads=1))
     workspace.catalogs.index(str(SAMPLES / "crm.sql"), catalog="crm")
@@ -109,6 +111,7 @@ def web_home(tmp_path_factory) -> Path:
     notes = tmp_path_factory.mktemp("notes")
     shutil.copy(HANDBOOK / "policies" / "refunds.md", notes / "refunds.md")
     workspace.corpora.index(notes, corpus="notes")
+    workspace.corpora.index(MARKDOWN_CORPUS, corpus="markdown")
     workspace.catalogs.index_catalog(tiny_catalog())
     describe_and_index(workspace, "tiny", RecordedDescriber(), concurrency=1)
     return home

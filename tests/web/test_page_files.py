@@ -1,9 +1,11 @@
 """The page's files, without a browser: what index.html names exists and is served with the
-page's policy, the modules import only each other, nothing reaches another host, nothing
-writes API data as markup, and the wheel ships every file."""
+page's policy, the modules import only each other and the vendored markdown-it, nothing
+reaches another host, nothing writes API data as markup, the vendored file is the one its
+README names, and the wheel ships every file."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from fnmatch import fnmatch
@@ -19,9 +21,14 @@ from tests.conftest import REPO
 STATIC = REPO / "schema_search" / "web" / "static"
 FILES = sorted(p for p in STATIC.rglob("*") if p.is_file())
 SCRIPTS = sorted((STATIC / "js").glob("*.js"))
+VENDOR = STATIC / "vendor"
+MARKDOWN_IT = VENDOR / "markdown-it.min.js"
 # The SVG namespace is a name, never fetched.
 SVG_NS = "http://www.w3.org/2000/svg"
 IMPORT = re.compile(r"""^\s*(?:import|export)\s[^'"]*?from\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']""", re.M)
+DYNAMIC_IMPORT = re.compile(r"""\bimport\(\s*["']([^"']+)["']""")
+# A vendored file's licence banner ("/*! name version url @license */") names its home; it reaches nothing.
+BANNER = re.compile(r"/\*!.*?\*/", re.S)
 
 
 @pytest.fixture(scope="module")
@@ -76,13 +83,30 @@ def test_the_modules_import_each_other_only_and_main_reaches_every_one():
     assert reached == set(SCRIPTS), f"not imported by anything: {sorted(p.name for p in set(SCRIPTS) - reached)}"
 
 
+def test_only_markdown_js_loads_the_vendored_file():
+    # Loaded on first use, by path from the module: the page works offline and under a prefix.
+    loads = {p.name: DYNAMIC_IMPORT.findall(p.read_text()) for p in SCRIPTS}
+    assert {k: v for k, v in loads.items() if v} == {"markdown.js": ["../vendor/markdown-it.min.js"]}
+    assert (STATIC / "js" / "../vendor/markdown-it.min.js").resolve() == MARKDOWN_IT
+
+
+def test_the_vendored_file_is_the_one_its_readme_names(client: TestClient):
+    readme = (VENDOR / "README").read_text()
+    assert readme.startswith("markdown-it 14.") and "npm pack markdown-it@" in readme
+    assert f"sha256 {hashlib.sha256(MARKDOWN_IT.read_bytes()).hexdigest()}" in readme
+    assert "MIT" in readme and "Permission is hereby granted" in (VENDOR / "LICENSE").read_text()
+    served = client.get("/ui/vendor/markdown-it.min.js")
+    assert served.status_code == 200 and "javascript" in served.headers["content-type"]
+    assert served.headers["content-security-policy"].startswith("default-src 'self'; script-src 'self';")
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_no_file_reaches_another_host(path: Path):
-    urls = re.findall(r"""(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}[^\s"'`)]*""", path.read_text(), re.I)
+    urls = re.findall(r"""(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}[^\s"'`)]*""", BANNER.sub("", path.read_text()), re.I)
     assert [u for u in urls if u != SVG_NS] == []
 
 
-@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*SCRIPTS, MARKDOWN_IT], ids=lambda p: p.name)
 def test_no_module_writes_markup(path: Path):
     code = path.read_text()
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):

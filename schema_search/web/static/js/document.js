@@ -1,12 +1,18 @@
 // The document view: a passage in its page. The document's text with the passage marked
 // and scrolled into view, its heading path and title, and a link to the source when it has
-// a web address.
+// a web address. Markdown documents are rendered (markdown.js), the others shown as plain text.
 
 import { api, seg } from "./api.js";
 import { guarded } from "./alert.js";
 import { crumbs, searchContext } from "./context.js";
 import { escapeRegExp, h, marked, replace } from "./dom.js";
+import { markdownNodes, markdownParser, markdownParts } from "./markdown.js";
 import { sourcePath } from "./sources.js";
+
+// Formats whose text is Markdown as the reader kept it (MDX is Markdown once its JSX is gone).
+// reStructuredText is not: its literal blocks, underlined titles and roles would be misread
+// as Markdown, so it stays plain text with the others, whitespace kept.
+const MARKDOWN = new Set(["markdown", "mdx"]);
 
 export function documentView(root, route, { signal }) {
   const [, corpus, , id] = route.parts;
@@ -16,7 +22,8 @@ export function documentView(root, route, { signal }) {
     const base = `${sourcePath({ kind: "corpus", name: corpus })}/documents/`;
     const item = await api(base + seg(id), { signal });
     const doc = item.kind === "chunk" ? await api(base + seg(item.document_id), { signal }) : item;
-    render(root, corpus, item.kind === "chunk" ? item : null, doc, question, words);
+    const md = MARKDOWN.has(doc.format) ? await markdownParser() : null;
+    render(root, corpus, item.kind === "chunk" ? item : null, doc, question, words, md);
   }, `Could not show ${id}`);
   return {};
 }
@@ -73,14 +80,18 @@ function sourceLine(url, format) {
   );
 }
 
-function render(root, corpus, chunk, doc, question, words) {
+function render(root, corpus, chunk, doc, question, words, md) {
   const main = chunk || doc;
   const at = chunk ? locate(doc.text, chunk.text) : null;
-  const passage = at ? h("mark", { class: "passage", id: "passage", "data-testid": "passage", tabindex: "-1" }, marked(doc.text.slice(at[0], at[1]), words)) : null;
+  const texts = at ? [doc.text.slice(0, at[0]), doc.text.slice(at[0], at[1]), doc.text.slice(at[1])] : [doc.text];
+  // Markdown: each part rendered on its own, so a block cut by the passage's edges ends there.
+  const parts = md ? markdownParts(md, texts, { words, link: webAddress }) : texts.map((t) => marked(t, words));
+  // A rendered passage holds blocks (paragraphs, code), which a <mark> may not: a <div> styled as one.
+  const passage = at ? h(md ? "div" : "mark", { class: "passage", id: "passage", "data-testid": "passage", tabindex: "-1" }, parts[1]) : null;
   const body = h(
     "div",
-    { class: "doc-text scroll-box", "data-testid": "document-text", "data-format": doc.format },
-    at ? [marked(doc.text.slice(0, at[0]), words), passage, marked(doc.text.slice(at[1]), words)] : marked(doc.text, words),
+    { class: ["doc-text scroll-box", md && "markdown"], "data-testid": "document-text", "data-format": doc.format },
+    at ? [parts[0], passage, parts[2]] : parts[0],
   );
   replace(
     root,
@@ -105,7 +116,11 @@ function render(root, corpus, chunk, doc, question, words) {
             { class: "passage-alone", "aria-labelledby": "passage-h" },
             h("h2", { id: "passage-h" }, "The passage"),
             h("p", { class: "muted" }, "Its text is not found verbatim in the document below (the reader changed it), so it is shown here."),
-            h("blockquote", { class: "passage", "data-testid": "passage" }, marked(chunk.text, words)),
+            h(
+              "blockquote",
+              { class: ["passage", md && "markdown"], "data-testid": "passage" },
+              md ? markdownNodes(md, chunk.text, { words, link: webAddress }) : marked(chunk.text, words),
+            ),
           )
         : null,
       h("section", { "aria-labelledby": "doc-h" }, h("h2", { id: "doc-h" }, chunk && at ? "The document, passage marked" : "The document"), body),

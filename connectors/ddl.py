@@ -14,6 +14,7 @@ a 200 MB dump ran for twenty minutes, its memory growing, before anything was sa
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sqlglot.dialects.dialect import Dialects
@@ -77,7 +78,7 @@ def introspect(
     chosen = resolve_dialect(dialect) if dialect else None
     paths = _ddl_paths(Path(source))
     _check_size(sum(_size(p) for p in paths), max_bytes, _where(Path(source), paths))
-    scripts = [Script(p.name, _read(p), chosen if chosen is not None else dialect_from_name(p.name)) for p in paths]
+    scripts = [_script(p.name, _read(p), chosen) for p in paths]
     if len(scripts) == 1 and not scripts[0].text.strip():
         raise SourceError(f"DDL file {paths[0]} is empty.", hint="Give a file with CREATE TABLE statements.")
     return _catalog(scripts, name=catalog, files=[str(p) for p in paths], db=db, progress=progress)
@@ -103,10 +104,11 @@ def catalog_from_ddl(
         PayloadTooLarge: the text is larger than ``max_bytes`` in UTF-8; nothing was parsed.
     """
     _check_size(_utf8_size(text, max_bytes), max_bytes, f"The DDL {source_name} is")
-    chosen = resolve_dialect(dialect) if dialect else dialect_from_name(source_name)
+    chosen = resolve_dialect(dialect) if dialect else None
     if not text.strip():
         raise SourceError(f"The DDL {source_name} is empty.", hint="Give CREATE TABLE statements.")
-    return _catalog([Script(source_name, text, chosen)], name=catalog, files=[source_name], db=None, progress=progress)
+    script = _script(source_name, text, chosen)
+    return _catalog([script], name=catalog, files=[source_name], db=None, progress=progress)
 
 
 def resolve_dialect(name: str) -> str:
@@ -128,15 +130,50 @@ def resolve_dialect(name: str) -> str:
 def dialect_from_name(file_name: str) -> str:
     """The dialect a file name carries before its suffix, else ``""`` (sqlglot's default).
 
-    >>> dialect_from_name("crm.mysql.sql"), dialect_from_name("crm.v2.sql")
-    ('mysql', '')
+    A word of the name counts too: sample databases ship one file per database.
+
+    >>> dialect_from_name("crm.mysql.sql"), dialect_from_name("crm.v2.sql"), dialect_from_name("Chinook_Sqlite.sql")
+    ('mysql', '', 'sqlite')
+    >>> dialect_from_name("Chinook_SqlServer.sql"), dialect_from_name("big-tables.sql")
+    ('tsql', '')
     """
-    suffixes = Path(file_name).suffixes
-    if len(suffixes) < 2:
+    words = re.split(r"[._\-\s]+", Path(file_name).stem.lower())
+    for word in reversed(words):  # the last word first: "crm.mysql.sql" names mysql by its suffix
+        key = DIALECT_ALIASES.get(word, word)
+        if key in DIALECTS:
+            return key
+    return ""
+
+
+def dialect_from_text(text: str) -> str:
+    """The dialect the text itself shows, else ``""``: ``[bracketed]`` names are T-SQL's and
+    SQLite's, never the default's (sqlglot's default reads ``[`` as an array).
+
+    T-SQL when a batch separator (``GO``) or ``IDENTITY(`` says so, else SQLite.
+
+    >>> dialect_from_text("CREATE TABLE [Album] ([AlbumId] INTEGER);")
+    'sqlite'
+    >>> dialect_from_text("CREATE TABLE [Album] ([AlbumId] INT IDENTITY(1,1));\\nGO")
+    'tsql'
+    >>> dialect_from_text("CREATE TABLE album (id INT, tags INT[]);")
+    ''
+    """
+    head = text[:1_000_000]  # the opening statements say it; a dump's data need not be scanned
+    if not _BRACKETED.search(head):
         return ""
-    key = suffixes[-2].lstrip(".").lower()
-    key = DIALECT_ALIASES.get(key, key)
-    return key if key in DIALECTS else ""
+    return "tsql" if _TSQL.search(head) else "sqlite"
+
+
+# A bracketed name where a name stands: after CREATE TABLE/VIEW/INDEX ... or a column list's "(" or ",".
+_BRACKETED = re.compile(r"(?:\b(?:TABLE|VIEW|INDEX|ON|REFERENCES|KEY)\s+|[(,]\s*)\[[^\]\n]+\]", re.IGNORECASE)
+_TSQL = re.compile(r"^\s*GO\s*$|\bIDENTITY\s*\(|\bCREATE\s+(?:PROC|PROCEDURE)\b", re.IGNORECASE | re.MULTILINE)
+
+
+def _script(name: str, text: str, chosen: str | None) -> Script:
+    """A DDL text with its dialect: the one given, else the one its name or its text shows."""
+    if chosen is not None:
+        return Script(name, text, chosen)
+    return Script(name, text, dialect_from_name(name) or dialect_from_text(text))
 
 
 def _catalog(

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import Dialect, Inspector
 from sqlalchemy.engine.reflection import ObjectKind
+from sqlalchemy.types import NullType
 
 from ..tables.catalog import Column, ForeignKey, Table, table_id
 
@@ -99,6 +100,17 @@ def _column(column: dict[str, Any], dialect: Dialect) -> Column:
 
 
 def _type_name(type_: Any, dialect: Dialect) -> str:
+    """The column's type as the database writes it; empty when the database gives none.
+
+    >>> from sqlalchemy.dialects import sqlite
+    >>> from sqlalchemy.types import NullType, Integer
+    >>> _type_name(NullType(), sqlite.dialect()), _type_name(Integer(), sqlite.dialect())
+    ('', 'INTEGER')
+    """
+    # NullType is SQLAlchemy's "no type given" (a SQLite view's computed column): unknown,
+    # rendered as such, never as a type named NULLTYPE.
+    if isinstance(type_, NullType):
+        return ""
     # Some reflected types (unknown to SQLAlchemy, or needing arguments the database
     # did not give) cannot be compiled; their class name still says what they are.
     try:

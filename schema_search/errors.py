@@ -1,7 +1,7 @@
 """Errors meant for people: each says what was wrong and what to do about it.
 
 Adapters map them to their medium: the HTTP app to ``application/problem+json`` with
-``status``, the CLI to a message on stderr and exit code 2, MCP to a tool error.
+``status``, the CLI to a message on stderr and exit code 1, MCP to a tool error.
 
 Each class has a ``code``: the kind of error, snake_case and stable, for a client to
 branch on (the HTTP status alone does not tell "no such catalog" from "no such

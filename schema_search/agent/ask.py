@@ -246,8 +246,14 @@ def litellm_complete(model: str, api_base: str | None = None) -> Complete:
     Raises:
         ModelNotReady: an unknown provider, a missing key, or an embedded model that cannot run.
     """
-    from ..llm.providers import UnknownProvider, import_litellm, provider_of
+    from ..llm.providers import UnknownProvider, import_litellm, missing_key, provider_of
 
+    key = missing_key(model, api_base)
+    if key:  # before litellm's import: a missing key fails at once
+        raise ModelNotReady(
+            f"The model {model!r} needs {key} in the environment.",
+            hint=f"export {key}=..., or pick a model you have a key for: {_CHOICES}.",
+        )
     litellm = import_litellm()
     import openai  # a litellm dependency
 

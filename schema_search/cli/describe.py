@@ -12,7 +12,7 @@ from pathlib import Path
 from ..errors import InvalidInput
 from ..settings import Settings
 from ..workspace import Workspace
-from .output import examples, print_table
+from .output import counted, examples, print_table, progress_lines
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -77,8 +77,8 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
         print("error: --concurrency must be at least 1", file=sys.stderr)
         return 2
     workspace = Workspace(settings)
-    workspace.catalogs.searcher(args.catalog)  # an unknown catalog fails before the model loads
-    describer = litellm_describer(settings, args.model)
+    workspace.catalogs.store.current(args.catalog)  # an unknown catalog fails at once, before any model loads
+    describer = litellm_describer(settings, args.model)  # so does a missing key: before litellm loads
     if describer.model.startswith("local/"):
         from ..llm import runtime
 
@@ -86,7 +86,7 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
             runtime.ensure()
         except runtime.RuntimeMissing as error:
             print(f"error: {error}", file=sys.stderr)
-            return 2
+            return 1
     print(f"Describing catalog {args.catalog!r} with {describer.model} ...", file=sys.stderr)
     run = describe_and_index(
         workspace, args.catalog, describer, only=args.only, concurrency=args.concurrency, progress=_progress
@@ -94,12 +94,12 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
     described = len(run.described)
     per_table = f" ({run.seconds / described:.2f} s per table)" if described else ""
     print(
-        f"Described {described} tables in {run.seconds:.1f} s{per_table}; "
+        f"Described {counted(described, 'table')} in {run.seconds:.1f} s{per_table}; "
         f"{run.fresh} already up to date, {len(run.reused)} restored from the cache, {len(run.failed)} failed."
     )
     if run.empty:
         print(
-            f"warning: {len(run.empty)} tables got no usable answer (the model wrote only code), e.g. "
+            f"warning: {counted(len(run.empty), 'table')} got no usable answer (the model wrote only code), e.g. "
             f"{', '.join(run.empty[:5])}; a larger model does better (--model).",
             file=sys.stderr,
         )
@@ -116,9 +116,19 @@ def _describe(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _progress(total: int) -> Callable[[], None]:
+    """A tick per table described: a bar on a terminal, lines in a log (``output.progress_lines``)."""
+    if not sys.stderr.isatty():
+        lines = progress_lines(range(total), "describing", "table")
+        next(lines, None)  # started now, so the first table is timed too
+
+        def line() -> None:
+            next(lines, None)  # pulling table n+1 says n are done; past the last, the closing line
+
+        return line
+
     from tqdm import tqdm
 
-    bar = tqdm(total=total, desc="describing", unit="table", file=sys.stderr, disable=not sys.stderr.isatty() or None)
+    bar = tqdm(total=total, desc="describing", unit="table", file=sys.stderr)
 
     def tick() -> None:
         bar.update(1)
@@ -150,7 +160,7 @@ def _diagnose(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(result.to_dict(), indent=2))
         return 0
     print(
-        f"Catalog {result.catalog!r}: {result.tables} tables, {result.described} with a generated description. "
+        f"Catalog {result.catalog!r}: {counted(result.tables, 'table')}, {result.described} with a generated description. "
         f"Checking {source}."
     )
     if not result.described:

@@ -10,11 +10,15 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ..docs.models import ChunkResult, DocsSearchResponse
+from ..docs.crawl.config import CrawlConfig
+from ..docs.crawl.urls import is_url
+from ..docs.models import ChunkResult, CorpusIndexResult, DocsSearchResponse
+from ..docs.sites.detect import SITES
+from ..errors import InvalidInput
 from ..settings import Settings
 from ..workspace import Workspace
 from . import moved, structured
-from .output import confirm, examples, print_json, print_table, print_warnings, progress
+from .output import confirm, counted, examples, print_json, print_table, print_warnings, progress
 
 SNIPPET_CHARS = 300
 UNITS = {
@@ -23,6 +27,7 @@ UNITS = {
     "indexing": "chunk",
     "writing the index": "chunk",
     "embedding": "chunk",
+    "fetching": "page",
 }
 
 
@@ -33,7 +38,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         **examples(
             "schemasift docs index sample_docs --corpus handbook",
             'schemasift docs search "how do I rotate a key?" --corpus handbook',
-            "schemasift docs show S3fa21c --corpus handbook",
+            "schemasift docs show S1dbb6c --corpus handbook",
         ),
     )
     docs.set_defaults(print_help=docs.print_help)
@@ -41,24 +46,52 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
     index = group.add_parser(
         "index",
-        help="read a folder of documents, chunk them and index them as a corpus",
+        help="read a folder of documents, or fetch a site's pages, chunk them and index them as a corpus",
         description=(
             "Read every supported file under FOLDER (recursively), cut it into token-sized chunks at its "
             'headings, and index it as a corpus. A manifest.jsonl in FOLDER ({"path", "url", "title"} per '
             "line) gives each file's URL and title; else a front-matter url, else --url-template, else the "
-            "relative path. Re-running replaces the corpus atomically."
+            "URL the site's generator gives the page (MkDocs, VitePress, Docusaurus: --site), else the "
+            "relative path. Re-running replaces the corpus atomically. Given an http(s) URL instead, fetch the "
+            "site's pages (those its llms.txt or sitemaps list under the URL, else those linked from it), as "
+            "its robots.txt allows, into a mirror folder in the data directory (crawls/NAME/), and index that; "
+            "re-running refreshes the mirror: unchanged pages answer 304 and are not downloaded again."
         ),
         **examples(
             "schemasift docs index sample_docs --corpus handbook",
             "schemasift docs index site/docs --corpus site --url-template 'https://docs.example.com/{path}/'",
+            "schemasift docs index https://docs.example.com/ --corpus example --max-pages 200",
         ),
     )
-    index.add_argument("folder", type=Path, help="folder of documents, read recursively")
+    # A string, not a Path: Path("https://x") would fold the URL's "//".
+    index.add_argument(
+        "folder", metavar="FOLDER_OR_URL", help="folder of documents, read recursively; or a documentation site's URL"
+    )
     index.add_argument("--corpus", required=True, help="corpus name to create or replace")
     index.add_argument(
         "--url-template",
         help="URL of a file without a manifest entry: {path} (relative, no suffix), {stem}, {name}, {file}; "
         "e.g. https://docs.example.com/{path}/",
+    )
+    index.add_argument(
+        "--site",
+        choices=SITES,
+        default="auto",
+        help="the generator that builds FOLDER, for its page URLs, titles, heading anchors and syntax (default: "
+        "auto, from mkdocs.yml, .vitepress/config.*, docusaurus.config.* in FOLDER or a parent; plain: none)",
+    )
+    crawling = index.add_argument_group("fetching a URL")
+    crawling.add_argument(
+        "--max-pages", type=int, default=CrawlConfig.max_pages, help="pages at most (default %(default)s)"
+    )
+    crawling.add_argument(
+        "--delay",
+        type=float,
+        default=CrawlConfig.delay_s,
+        help="seconds between two requests to the site (default %(default)s; robots.txt's Crawl-delay raises it)",
+    )
+    crawling.add_argument(
+        "--concurrency", type=int, default=CrawlConfig.concurrency, help="requests at once (default %(default)s)"
     )
     index.add_argument("--json", action="store_true", help="print the result as JSON")
     index.set_defaults(run=_index)
@@ -81,7 +114,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "show",
         help="show a chunk, or a whole document, by source ID",
         **examples(
-            "schemasift docs show S3fa21c --corpus handbook",
+            "schemasift docs show S1dbb6c --corpus handbook",
             "schemasift docs show D81c0e2 --corpus handbook --json",
         ),
     )
@@ -112,16 +145,45 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _index(args: argparse.Namespace, settings: Settings) -> int:
-    print(f"Reading {args.folder} ...", file=sys.stderr)
-    result = Workspace(settings).corpora.index(
-        args.folder, corpus=args.corpus, url_template=args.url_template, progress=progress(UNITS)
-    )
+    if is_url(args.folder):
+        result = _index_url(args, settings)
+    else:
+        print(f"Reading {args.folder} ...", file=sys.stderr)
+        result = Workspace(settings).corpora.index(
+            Path(args.folder),
+            corpus=args.corpus,
+            url_template=args.url_template,
+            progress=progress(UNITS),
+            site=args.site,
+        )
     if args.json:
         return print_json(result)
+    if result.crawl:
+        c = result.crawl
+        print(
+            f"Fetched {c.url} (pages from {c.discovery}): {c.pages} pages; {c.fetched} downloaded, {c.unchanged} "
+            f"unchanged, {c.new} new, {c.removed} removed, {c.failed} failed."
+        )
     info = result.corpus
     print(f"Indexed corpus {info.name!r}: {info.documents} documents, {info.chunks} chunks in {result.seconds:.2f} s.")
     print_warnings(info.warnings, "schemasift corpora --json")
     return 0
+
+
+def _index_url(args: argparse.Namespace, settings: Settings) -> CorpusIndexResult:
+    if args.url_template:
+        raise InvalidInput(
+            "--url-template is for a folder: a crawled page is cited by its own URL.",
+            hint="Leave --url-template out when indexing a URL.",
+        )
+    if args.site != "auto":
+        raise InvalidInput(
+            "--site is for a folder: a crawled page is read as the site serves it.",
+            hint="Leave --site out when indexing a URL.",
+        )
+    crawl = CrawlConfig(max_pages=args.max_pages, delay_s=args.delay, concurrency=args.concurrency)
+    print(f"Fetching {args.folder} ...", file=sys.stderr)
+    return Workspace(settings).corpora.index_url(args.folder, corpus=args.corpus, crawl=crawl, progress=progress(UNITS))
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:
@@ -140,9 +202,10 @@ def search_text(response: DocsSearchResponse) -> str:
         return "No passage matches this question."
     unrelated = response.results[0].unrelated_distance
     level = f" (unrelated text sits at distance {unrelated:.2f})" if unrelated is not None else ""
-    lines = [f"{len(response.results)} passages in corpus {response.corpus!r}{level}:", ""]
+    lines = [f"{counted(len(response.results), 'passage')} in corpus {response.corpus!r}{level}:", ""]
     for number, result in enumerate(response.results, 1):
-        lines += [f"{number}. {_headline(result)}", f"   {result.url}"]
+        fetched = f"  (fetched {result.fetched[:10]})" if result.fetched else ""
+        lines += [f"{number}. {_headline(result)}", f"   {result.url}{fetched}"]
         snippet = " ".join(result.text.split())
         snippet = snippet if len(snippet) <= SNIPPET_CHARS else snippet[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " ..."
         lines += textwrap.wrap(snippet, 100, initial_indent="   ", subsequent_indent="   ") + [""]
@@ -163,7 +226,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
         return print_json(detail)
     place = " > ".join([detail.title, *detail.heading_path])
     print(f"[{detail.source_id}] {place}  ({detail.kind} of {detail.format} document [{detail.document_id}])")
-    print(detail.url)
+    print(detail.url + (f"  (fetched {detail.fetched})" if detail.fetched else ""))
     for key, values in detail.fields.items():
         print(f"{key}: {'; '.join(values)}")
     print()
@@ -188,12 +251,27 @@ def _corpora(args: argparse.Namespace, settings: Settings) -> int:
             str(i.chunks),
             "yes" if i.dense else "no",
             str(len(i.warnings)),
-            i.source.get("path", ""),
+            origin(i.source),
         )
         for i in infos
     ]
-    print_table(("corpus", "documents", "chunks", "dense", "warnings", "folder"), rows)
+    print_table(("corpus", "documents", "chunks", "dense", "warnings", "source"), rows)
     return 0
+
+
+def origin(source: dict) -> str:
+    """Where a corpus was read from, in a word: its folder, its site, or an upload (which keeps no folder).
+
+    >>> origin({"kind": "folder", "path": "/docs"}), origin({"kind": "upload", "path": None})
+    ('/docs', '(uploaded)')
+    >>> origin({"kind": "url", "url": "https://docs.example.com/", "path": "/home/crawls/site"})
+    'https://docs.example.com/'
+    """
+    if source.get("url"):  # a crawl's folder is its mirror: the site is what it was read from
+        return str(source["url"])
+    if source.get("path"):
+        return str(source["path"])
+    return "(uploaded)" if source.get("kind") == "upload" else "–"
 
 
 def _delete(args: argparse.Namespace, settings: Settings) -> int:

@@ -1,7 +1,7 @@
 """The ``schemasift`` command: argument wiring, the error contract, and ``serve``.
 
-Errors print one clear message to stderr and exit 2; ``--json`` prints exactly what
-the HTTP API returns for the same call. stdout carries the result only; notes,
+Errors print one clear message to stderr and exit 1 (2 for a wrong call, as argparse
+does); ``--json`` prints exactly what the HTTP API returns for the same call. stdout carries the result only; notes,
 warnings and progress go to stderr. :func:`command_line` is that contract for any
 parser: the eval suite's commands (``python -m eval.tables`` ...) run through it too.
 """
@@ -9,6 +9,7 @@ parser: the eval suite's commands (``python -m eval.tables`` ...) run through it
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,11 @@ from . import agent, describe, docs, mcp, moved, structured, tables
 from . import examples as examples_cli
 from .output import HelpFormatter, examples
 
+# Exit codes: a command that could not do what was asked, and one given wrong arguments
+# (argparse's own code), differ, so a script can tell "fix the call" from "it failed".
+FAILED = 1
+USAGE = 2
+PIPE_CLOSED = 141
 # Options every command takes, before or after its name: (flags, keywords for add_argument).
 GLOBAL_OPTIONS = (
     (("--home",), {"metavar": "DIR", "help": "data directory (default: $SCHEMA_SEARCH_HOME, else the user data dir)"}),
@@ -46,11 +52,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def command_line(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
     """Run ``parser``'s command over ``argv``: the global options on every subcommand, the
-    settings made once, and every error a message on stderr with exit code 2."""
-    args = prepared(parser).parse_args(argv)
+    settings made once, and every error a message on stderr with exit code ``FAILED``."""
+    args = prepared(parser).parse_args(argv)  # a usage error exits USAGE here, as argparse does
     if not getattr(args, "run", None):  # no command, or a command group (``docs``) without its subcommand
         getattr(args, "print_help", parser.print_help)(sys.stderr)
-        return 2
+        return USAGE
     try:
         settings = _settings(getattr(args, "home", None), getattr(args, "config_file", None))
         return args.run(args, settings)
@@ -58,8 +64,17 @@ def command_line(parser: argparse.ArgumentParser, argv: Sequence[str] | None = N
         print(f"error: {error.detail}", file=sys.stderr)
         if error.hint:
             print(f"hint: {error.hint}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
+        return FAILED
+    except BrokenPipeError:
+        # The reader went away (`| head -1`): what it read was what it wanted. stdout is pointed
+        # at /dev/null so the interpreter's last flush cannot raise again; 141 as for SIGPIPE.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return PIPE_CLOSED
+    except KeyboardInterrupt as stop:
+        # A build cut short says what it kept and how to go on (core.checkpoint.Interrupted);
+        # a plain Ctrl-C still says why the command ended. A bar may hold the terminal's line.
+        fresh = "\n" if sys.stderr.isatty() else ""
+        print(f"{fresh}interrupted: {stop}" if str(stop) else f"{fresh}interrupted", file=sys.stderr)
         return 130
 
 

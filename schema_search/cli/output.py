@@ -30,15 +30,43 @@ def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
 
 
 def print_rows(columns: Sequence[str], rows: Sequence[Sequence[object]], width: int = 40) -> None:
-    """Query results as an aligned table; NULL for missing values, cells cut at ``width``."""
-    cells = [["NULL" if v is None else str(v) for v in row] for row in rows]
-    widths = [min(width, max(len(str(c)) for c in column)) for column in zip(columns, *cells)]
+    """Query results as an aligned table; NULL for missing values, cells cut at ``width`` with ``…``
+    (``--json`` has them whole).
+
+    >>> print_rows(["title", "n"], [["Assignment Expressions in comprehensions", 1], [None, 22]], width=12)
+    title         n
+    ------------  --
+    Assignment …  1
+    NULL          22
+    """
+    cells = [[cut("NULL" if v is None else str(v), width) for v in row] for row in rows]
+    columns = [cut(c, width) for c in columns]
+    widths = [max(len(c) for c in column) for column in zip(columns, *cells)]
     for line in (columns, ["-" * w for w in widths], *cells):
-        print("  ".join(str(cell)[:width].ljust(w) for cell, w in zip(line, widths)).rstrip())
+        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` within ``width`` characters, ending in ``…`` where it was cut (one line: breaks shown as spaces).
+
+    >>> cut("Assignment Expressions", 12), cut("short", 12), cut("two\\nlines", 12)
+    ('Assignment …', 'short', 'two lines')
+    """
+    text = " ".join(text.split()) if "\n" in text or "\r" in text or "\t" in text else text
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and its noun, singular for one.
+
+    >>> counted(1, "row"), counted(2, "row"), counted(1_204, "passage"), counted(1, "query", "queries")
+    ('1 row', '2 rows', '1,204 passages', '1 query')
+    """
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def progress(unit: str | Mapping[str, str]):
-    """A progress wrapper ``(items, label) -> items``: a bar on a terminal, lines in a log.
+    """A progress wrapper ``(items, label) -> items``: a bar on a terminal, lines in a log; ``.note(text)`` says a line.
 
     Args:
         unit: what is counted, or label -> what is counted (``{"reading": "file"}``).
@@ -52,6 +80,16 @@ def progress(unit: str | Mapping[str, str]):
 
         return tqdm(items, desc=description, unit=counted, file=sys.stderr)
 
+    def note(text: str) -> None:
+        """A line said once (an estimate, a resume): above the bar on a terminal, in turn in a log."""
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            tqdm.write(text, file=sys.stderr)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+    wrap.note = note  # see core.build.Progress
     return wrap
 
 

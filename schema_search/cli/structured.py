@@ -9,7 +9,7 @@ from ..errors import InvalidInput
 from ..settings import Settings
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
-from .output import examples, print_json, print_rows, print_table
+from .output import counted, examples, print_json, print_rows, print_table
 
 _QUERY_HELP = (
     "one read-only SELECT (DuckDB SQL) over the collection's tables; or, with --form, a JSON query form: "
@@ -157,7 +157,7 @@ def _print_fields(response: FieldsResponse) -> int:
 def _print_result(response: QueryResponse) -> int:
     print_rows(response.columns, response.rows)
     more = f", truncated at {response.row_limit}" if response.truncated else ""
-    print(f"\n{response.row_count} rows{more} ({response.seconds:.3f} s)  SQL: {response.sql}")
+    print(f"\n{counted(response.row_count, 'row')}{more} ({response.seconds:.3f} s)  SQL: {response.sql}")
     if response.counted is not None:
         cut = " (first ones)" if response.counted_truncated else ""
         print(f"counted{cut}: {' '.join(response.counted[:20])}{' ...' if len(response.counted) > 20 else ''}")

@@ -9,7 +9,7 @@ import textwrap
 
 from ..settings import Settings
 from ..workspace import Workspace
-from .output import confirm, examples, print_json, print_table, print_warnings, progress
+from .output import confirm, counted, examples, print_json, print_table, print_warnings, progress
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -96,7 +96,10 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         return print_json(result)
     info = result.catalog
-    print(f"Indexed catalog {info.name!r}: {info.tables} tables, {info.views} views in {result.seconds:.2f} s.")
+    print(
+        f"Indexed catalog {info.name!r}: {counted(info.tables, 'table')}, {counted(info.views, 'view')} "
+        f"in {result.seconds:.2f} s."
+    )
     print_warnings(info.warnings, "schemasift catalogs --json")
     return 0
 

@@ -243,12 +243,26 @@ class DescribeError(SchemaSearchError):
 
 
 def litellm_describer(settings: Settings, model: str | None = None) -> LiteLLMDescriber:
-    """The describer the settings ask for (``model`` overrides ``describe_model``)."""
+    """The describer the settings ask for (``model`` overrides ``describe_model``).
+
+    Raises:
+        DescribeError: the provider is unknown, or its key is not set (checked before litellm loads).
+    """
+    from ..llm.providers import missing_key
+
+    model = model or settings.describe_model
+    key = missing_key(model, settings.describe_api_base)
+    if key:
+        raise DescribeError(
+            f"Cannot describe with {model!r}: {key} is not set.",
+            hint=f"Set {key} in the environment (keys are read only from there). "
+            "Or use the embedded model: --model local/smollm2 (no key, no network).",
+        )
     from .litellm_describer import LiteLLMDescriber  # imports litellm (~2.5 s): only when describing
 
     try:
         return LiteLLMDescriber(
-            model or settings.describe_model,
+            model,
             api_base=settings.describe_api_base,
             timeout=settings.describe_timeout,
             retries=settings.describe_retries,

@@ -74,7 +74,13 @@ class ParsedDocument:
 
 @dataclass(frozen=True)
 class Document:
-    """One source file of a corpus. ``path`` is relative to the corpus folder, with ``/``."""
+    """One source file of a corpus. ``path`` is relative to the corpus folder, with ``/``.
+
+    ``fetched``: when the page was fetched (ISO 8601, UTC) for a corpus indexed from a
+    URL (:mod:`.crawl`); None for local files, and in corpora stored before it existed.
+    ``modified``: when the file last changed (ISO 8601, UTC) as the folder said when it
+    was read; None for uploads and in corpora stored before it existed.
+    """
 
     id: str
     path: str
@@ -85,6 +91,8 @@ class Document:
     fields: dict[str, list[str]] = field(default_factory=dict)
     chars: int = 0
     words: int = 0
+    fetched: str | None = None
+    modified: str | None = None
 
 
 @dataclass(frozen=True)

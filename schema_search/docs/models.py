@@ -8,6 +8,11 @@ from pydantic import BaseModel, Field, StrictInt
 
 from ..core.explain import RankingContext
 
+FETCHED = (
+    "When the page was fetched (ISO 8601, UTC), for a corpus indexed from a URL: what the passage says is as "
+    "of then. Null for documents read from local files."
+)
+
 
 class ChunkResult(BaseModel):
     source_id: str = Field(
@@ -36,6 +41,7 @@ class ChunkResult(BaseModel):
     highlight: list[str] = Field(
         default_factory=list, description="Words of the passage that match the question (lower-case)."
     )
+    fetched: str | None = Field(None, description=FETCHED)
 
 
 class DocsSearchRequest(BaseModel):
@@ -66,6 +72,7 @@ class SourceDetail(BaseModel):
     fields: dict[str, list[str]] = Field(
         default_factory=dict, description="Header fields, verbatim (front matter, Key: value)."
     )
+    fetched: str | None = Field(None, description=FETCHED)
 
 
 class CorpusInfo(BaseModel):
@@ -82,6 +89,22 @@ class CorpusInfo(BaseModel):
     warnings: list[str]
 
 
+class CrawlCounts(BaseModel):
+    """What indexing from a URL did to the corpus's local mirror of the site."""
+
+    url: str = Field(description="The URL the crawl started from.")
+    discovery: Literal["llms.txt", "sitemap", "links"] = Field(
+        description="How the pages were found: the site's llms.txt, its sitemaps, or links followed from the start page."
+    )
+    pages: int = Field(description="Pages in the mirror now, and indexed.")
+    fetched: int = Field(description="Pages downloaded in full (new or changed, or a site that does not say).")
+    unchanged: int = Field(description="Pages the site answered 304 Not Modified for: kept without downloading.")
+    new: int = Field(description="Pages that were not in the mirror before.")
+    removed: int = Field(description="Pages of the last crawl that are gone (404, 410) or no longer listed or linked.")
+    failed: int = Field(description="Pages that could not be fetched (the warnings say why); an earlier copy is kept.")
+
+
 class CorpusIndexResult(BaseModel):
     corpus: CorpusInfo
     seconds: float
+    crawl: CrawlCounts | None = Field(None, description="What the crawl did, for a corpus indexed from a URL.")

@@ -19,6 +19,7 @@ def response(searcher: CorpusSearcher, question: str, hits: ChunkHits) -> DocsSe
     for ranked in hits.ranking.ranked:
         chunk = searcher.chunk(ranked.id)
         assert chunk is not None  # ranked ids come from this generation's index
+        document = searcher.document(chunk.document)
         results.append(
             ChunkResult(
                 source_id=chunk.id,
@@ -34,6 +35,7 @@ def response(searcher: CorpusSearcher, question: str, hits: ChunkHits) -> DocsSe
                 added=ranked.added,
                 document_id=chunk.document,
                 highlight=matching_words(words_by_term(chunk.text), terms),
+                fetched=document.fetched if document else None,
             )
         )
     return DocsSearchResponse(
@@ -62,6 +64,7 @@ def detail(searcher: CorpusSearcher, source_id: str) -> SourceDetail:
             text=chunk.text,
             document_id=document.id,
             format=document.format,
+            fetched=document.fetched,
         )
     document = searcher.document(source_id)
     if document is None:
@@ -80,4 +83,5 @@ def detail(searcher: CorpusSearcher, source_id: str) -> SourceDetail:
         format=document.format,
         chunks=[c.id for c in searcher.corpus.chunks if c.document == document.id],
         fields=document.fields,
+        fetched=document.fetched,
     )

@@ -10,15 +10,21 @@ Where a document's URL comes from, first match wins:
 3. ``--url-template``, e.g. ``https://docs.example.com/{path}/`` with ``{path}`` (the
    relative path without suffix), ``{stem}``, ``{name}`` (file name) or ``{file}``
    (relative path with suffix).
-4. The path relative to the folder.
+4. The URL the site's generator publishes the page at (MkDocs, VitePress, Docusaurus:
+   see :mod:`.sites`), when the folder is such a site.
+5. The path relative to the folder.
 
-A section's anchor, where the source gives one, is appended as ``url#anchor``. A
-file that cannot be read becomes a warning naming it and why; the rest indexes.
+A section's anchor, where the source gives one (or, in a generator's site, the one the
+generator makes), is appended as ``url#anchor``. A file that cannot be read becomes a
+warning naming it and why; the rest indexes.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -29,8 +35,12 @@ from ..errors import InvalidInput, SourceError
 from . import readers
 from .chunker import Chunking, chunk_section
 from .corpus import Chunk, Corpus, Document, IdAllocator, ParsedDocument, context_header
+from .sites.detect import check_site, detect
+from .sites.site import Site
 
 MANIFEST = "manifest.jsonl"
+# Formats whose whole text is written as Markdown (headings as ``#`` lines).
+MARKDOWN_FORMATS = ("markdown", "mdx")
 MAX_FILE_BYTES = 50_000_000
 PLACEHOLDERS = ("path", "stem", "name", "file")
 # A word for the size count: a run of letters or digits, or one CJK character (CJK has no spaces).
@@ -50,22 +60,25 @@ def read_corpus(
     url_template: str | None = None,
     progress: Progress | None = None,
     origin: str | None = None,
+    site: str = "auto",
 ) -> Corpus:
     """Read, chunk and identify every document under ``folder``.
 
     Args:
         origin: what to record as the source instead of the folder (``upload``), for
             a folder that does not outlive the indexing.
+        site: the generator that builds the folder (``mkdocs``, ``vitepress``,
+            ``docusaurus``), ``plain`` for none, ``auto`` to detect it from its config file.
 
     Raises:
-        SourceError: ``folder`` is not a folder, its manifest is malformed, or no file could be read.
-        InvalidInput: ``url_template`` has an unknown placeholder.
+        SourceError: ``folder`` is not a folder, its manifest or site config is malformed,
+            or no file could be read.
+        InvalidInput: ``url_template`` has an unknown placeholder, or ``site`` is unknown.
     """
-    if not folder.is_dir():
-        raise SourceError(f"{folder} is not a folder.", hint="Give the folder that holds the documents.")
-    _check_template(url_template)
+    check_source(folder, url_template, site)
+    builder = detect(folder, site, upload=origin is not None)
     warnings: list[str] = []
-    selected = _select(folder, warnings, upload=origin is not None)
+    selected = _select(folder, warnings, upload=origin is not None, site=builder)
     ids = IdAllocator()
     documents: list[Document] = []
     chunks: list[Chunk] = []
@@ -76,22 +89,29 @@ def read_corpus(
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
                 raise ValueError(f"larger than {MAX_FILE_BYTES // 1_000_000} MB")
-            format_name, parsed = readers.read(path)
+            page = builder.read(path)
         except (ValueError, OSError, RecursionError) as error:
             unreadable.append(f"{relative}: {error}")
             continue
-        text = _whole_text(parsed)
+        if page is None:  # not a page after all (the site recorded why)
+            continue
+        format_name, parsed = page
+        text = _whole_text(parsed, markdown=format_name in MARKDOWN_FORMATS)
         if not text.strip():
             warnings.append(
                 f"{relative}: no text (a scanned PDF has no text layer)"
                 if format_name == "pdf"
                 else f"{relative}: no text"
             )
-        document = _document(ids(name, relative), relative, format_name, parsed, text, record, url_template)
+        document = _document(
+            ids(name, relative), relative, format_name, parsed, text, record, url_template, builder.url(path)
+        )
+        if origin is None:  # an upload's files are as old as the upload: their times say nothing
+            document = dataclasses.replace(document, modified=modified(path))
         documents.append(document)
         texts[document.id] = text
         chunks.extend(_chunks(name, relative, document, parsed, chunking, ids))
-    warnings[:0] = unreadable
+    warnings[:0] = [*unreadable, *builder.warnings()]
     if not documents:
         # An upload's folder is the server's own scratch space: its name is no business of the client.
         raise SourceError(
@@ -104,16 +124,43 @@ def read_corpus(
         "path": None if origin else str(folder),
         "url_template": url_template,
         "manifest": (folder / MANIFEST).is_file(),
+        "site": builder.describe(),
     }
     return Corpus(name, tuple(documents), tuple(chunks), source, tuple(warnings), texts)
 
 
-def _select(folder: Path, warnings: list[str], upload: bool = False) -> list[tuple[Path, dict[str, Any]]]:
-    """The files to read, each with its manifest record (empty without a manifest)."""
+def check_source(folder: Path, url_template: str | None = None, site: str = "auto") -> None:
+    """Refuse what would fail before anything is read or loaded: not a folder, a bad URL template, an unknown site.
+
+    Raises:
+        SourceError: ``folder`` is not a folder.
+        InvalidInput: ``url_template`` has an unknown placeholder, or ``site`` is unknown.
+    """
+    if not Path(folder).is_dir():
+        raise SourceError(f"{folder} is not a folder.", hint="Give the folder that holds the documents.")
+    _check_template(url_template)
+    check_site(site)
+
+
+def _files(site: Site) -> list[Path]:
+    """Every file under the site's page folders, hidden ones and the site's ignored folders left unvisited."""
+    found: set[Path] = set()
+    for root in site.roots:
+        for place, folders, names in os.walk(root):
+            folders[:] = [f for f in folders if not f.startswith(".") and f not in site.ignored_dirs]
+            found.update(Path(place) / name for name in names if not name.startswith("."))
+    return sorted(p for p in found if p.is_file())
+
+
+def _select(
+    folder: Path, warnings: list[str], upload: bool = False, site: Site | None = None
+) -> list[tuple[Path, dict[str, Any]]]:
+    """The files to read, each with its manifest record (empty without a manifest), in the site's order."""
+    site = site or Site(folder)
+    found = _files(site)
+    # The site decides among the files a reader knows; the rest are counted by type below.
     files = sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        site.select([p for p in found if readers.supported(p)]) + [p for p in found if not readers.supported(p)]
     )
     records = _manifest(folder, upload)
     if records is None:
@@ -124,7 +171,7 @@ def _select(folder: Path, warnings: list[str], upload: bool = False) -> list[tup
                 suffixes[p.suffix.lower() or "(none)"] = suffixes.get(p.suffix.lower() or "(none)", 0) + 1
             counts = ", ".join(f"{suffix} ({n})" for suffix, n in sorted(suffixes.items()))
             warnings.append(f"skipped {len(unsupported)} files of types no reader knows: {counts}")
-        return [(p, {}) for p in files if readers.supported(p)]
+        return [(p, {}) for p in site.order([p for p in files if readers.supported(p)])]
     relative = {p.relative_to(folder).as_posix(): p for p in files}
     candidates = [_candidates(record, relative) for record in records]
     # The folder most records sit in, e.g. "pages/": it decides between "pages/index.md"
@@ -223,6 +270,7 @@ def _document(
     text: str,
     record: dict,
     template: str | None,
+    site_url: str | None = None,
 ) -> Document:
     posix = PurePosixPath(relative)
     if record.get("url"):
@@ -232,7 +280,7 @@ def _document(
     elif template:
         url = template.format(path=str(posix.with_suffix("")), stem=posix.stem, name=posix.name, file=relative)
     else:
-        url = relative
+        url = site_url or relative
     title = record.get("title") or parsed.title or posix.stem
     return Document(
         id=document_id,
@@ -245,6 +293,15 @@ def _document(
         chars=len(text),
         words=len(_WORD.findall(text)),
     )
+
+
+def modified(path: Path) -> str | None:
+    """When the file last changed (ISO 8601, UTC, to the second), or ``None`` if it cannot be told."""
+    try:
+        moment = datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.UTC)
+    except (OSError, OverflowError, ValueError):
+        return None
+    return moment.replace(microsecond=0).isoformat()
 
 
 def _chunks(
@@ -271,11 +328,24 @@ def _chunks(
     return chunks
 
 
-def _whole_text(parsed: ParsedDocument) -> str:
-    """The document as one text: headings as lines above their blocks."""
-    parts = [parsed.title] if parsed.title else []
+def _whole_text(parsed: ParsedDocument, markdown: bool = False) -> str:
+    """The document as one text: headings as lines above their blocks.
+
+    In a Markdown document they are written as Markdown headings (``## Usage``), so the
+    text shown (the web page renders it) keeps its outline; other formats get bare lines.
+
+    >>> from .corpus import Block, Section
+    >>> doc = ParsedDocument("Guide", (Section(("Usage",), None, (Block("Run it."),)),))
+    >>> _whole_text(doc, markdown=True), _whole_text(doc)
+    ('# Guide\\n\\n## Usage\\n\\nRun it.', 'Guide\\n\\nUsage\\n\\nRun it.')
+    """
+
+    def heading(text: str, level: int) -> str:
+        return f"{'#' * min(level, 6)} {text}" if markdown else text
+
+    parts = [heading(parsed.title, 1)] if parsed.title else []
     for section in parsed.sections:
         if section.headings:
-            parts.append(section.headings[-1])
+            parts.append(heading(section.headings[-1], len(section.headings) + 1))
         parts.extend(block.text for block in section.blocks)
     return "\n\n".join(parts)

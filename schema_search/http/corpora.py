@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
@@ -100,6 +100,13 @@ async def create_corpus(
     url_template: Annotated[
         str | None, Query(description="URL of a file without a manifest entry: {path}, {stem}, {name}, {file}.")
     ] = None,
+    site: Annotated[
+        Literal["auto", "mkdocs", "vitepress", "docusaurus", "plain"],
+        Query(
+            description="The generator that builds the uploaded folder, for its page URLs, titles, heading anchors "
+            "and syntax: auto (from mkdocs.yml, .vitepress/config.*, docusaurus.config.* in the upload), or plain."
+        ),
+    ] = "auto",
 ) -> CorpusIndexResult:
     media_type = content_type(request)
     if media_type not in uploads.ZIP_TYPES | uploads.TAR_TYPES | {MULTIPART}:
@@ -119,7 +126,7 @@ async def create_corpus(
     files = await _form_files(request, body, ws.settings.max_upload_files) if media_type == MULTIPART else None
     # Unpacking and indexing are CPU-bound: in the thread pool, off the event loop; a large
     # upload in a child process (see isolated.py).
-    args = (ws.settings, name, body if files is None else b"", media_type, files, url_template)
+    args = (ws.settings, name, body if files is None else b"", media_type, files, url_template, site)
     return await run_in_threadpool(
         isolated.run, len(body), _index_upload, *args, what="the documents", time_limit_s=TIME_LIMIT_S
     )
@@ -138,7 +145,13 @@ async def delete_corpus(name: Name, ws: WorkspaceDep, admin_key: AdminKey = None
 
 
 def _index_upload(
-    s: Settings, name: str, body: bytes, media_type: str, files: list[tuple[str, bytes]] | None, template: str | None
+    s: Settings,
+    name: str,
+    body: bytes,
+    media_type: str,
+    files: list[tuple[str, bytes]] | None,
+    template: str | None,
+    site: str = "auto",
 ) -> CorpusIndexResult:
     """Unpack the upload and index it as a new generation of corpus ``name`` (here or in a child process)."""
     with tempfile.TemporaryDirectory(prefix="schema-search-upload-") as scratch:
@@ -147,7 +160,7 @@ def _index_upload(
             uploads.unpack(body, media_type, folder, s.max_upload_files, s.max_upload_bytes)
         else:
             uploads.write_files(files, folder, s.max_upload_files, s.max_upload_bytes)
-        return Workspace(s).corpora.index(folder, corpus=name, url_template=template, origin="upload")
+        return Workspace(s).corpora.index(folder, corpus=name, url_template=template, origin="upload", site=site)
 
 
 async def _form_files(request: Request, body: bytes, max_files: int) -> list[tuple[str, bytes]]:

@@ -48,11 +48,6 @@ def serve(settings: Settings, host: str, port: int, workers: int | None = None) 
             os.environ["SCHEMA_SEARCH_EMBEDDING_THREADS"] = "1"
         for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ.setdefault(variable, "1")
-    print(
-        f"Serving catalogs and corpora from {settings.home} on http://{host}:{port} with {workers} "
-        f"worker{'s' if workers > 1 else ''} (docs at /docs; GET /readyz says when a worker can answer)",
-        file=sys.stderr,
-    )
     # NO_COLOR (https://no-color.org): uvicorn colours its log lines on a terminal otherwise.
     options = {
         "host": host,
@@ -62,6 +57,12 @@ def serve(settings: Settings, host: str, port: int, workers: int | None = None) 
     }
     _check_free(host, port)
     sockets = [_listening_socket(host, port) for _ in range(workers)]
+    # Only once the port is ours: a busy port is an error, never first announced as served.
+    print(
+        f"Serving catalogs and corpora from {settings.home} on http://{host}:{port} with {workers} "
+        f"worker{'s' if workers > 1 else ''} (docs at /docs; GET /readyz says when a worker can answer)",
+        file=sys.stderr,
+    )
     if workers == 1:
         _worker(sockets[0], options)  # in this process: nothing to supervise
         return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -48,6 +49,39 @@ def provider_of(model: str, api_base: str | None = None) -> str:
             return litellm.get_llm_provider(model, api_base=api_base)[1]
     except Exception:  # litellm raises BadRequestError, and ValueError for malformed names
         raise UnknownProvider(model) from None
+
+
+# The key a well-known provider reads, by the model's prefix, as litellm names them: checked
+# before litellm is imported (2.5 s here, 20 s and more on a loaded machine), so a missing key
+# fails at once. litellm's own check still runs for every other model
+# (tests/llm/test_providers.py holds this table to litellm's answers).
+PROVIDER_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "cohere": "COHERE_API_KEY",
+}
+# OpenAI's model families, which litellm serves without a prefix ("gpt-99" it does not know).
+_BARE_OPENAI = re.compile(r"(gpt-(3\.5|4|5)|o[134])(-|o|\.|$)")
+
+
+def missing_key(model: str, api_base: str | None = None) -> str | None:
+    """The environment variable a well-known provider needs for ``model`` and lacks, else ``None``.
+
+    Costs no import: ``None`` means "not known to be missing", and litellm decides later.
+
+    >>> missing_key("openai/gpt-4o-mini", "http://127.0.0.1:8080/v1"), missing_key("local/smollm2")
+    (None, None)
+    """
+    if api_base is not None:  # a server of one's own: its key, if any, is its business
+        return None
+    prefix, slash, _ = model.partition("/")
+    provider = prefix.lower() if slash else ("openai" if _BARE_OPENAI.match(model) else None)
+    key = PROVIDER_KEYS.get(provider or "")
+    return key if key and not os.environ.get(key) else None
 
 
 _redirect = threading.Lock()

@@ -1,14 +1,18 @@
 """The tables a corpus and a catalog offer to guarded SQL: ``documents``; ``tables`` and ``columns``.
 
-A corpus gets its ``documents`` table only when its documents share a
-machine-readable header (:func:`corpus_collection` returns the report either way,
-so the tool can say why there is none). A catalog is always a collection: its
-tables and columns are already structured.
+Every corpus gets its ``documents`` table: what every document has (path, URL, title,
+headings, size, language), then the header fields its documents share, where they
+share any (front matter, ``Key: value``, ``<meta>``; the report says which were kept
+and why). A catalog is always a collection: its tables and columns are already
+structured.
 """
 
 from __future__ import annotations
 
+import datetime
+
 from ..docs.corpus import Corpus
+from ..docs.language import document_language
 from ..tables.catalog import Catalog
 from ..tables.catalog import source_id as table_source_id
 from .collection import Collection, Column, table_from_rows
@@ -22,8 +26,21 @@ DOCUMENT_COLUMNS = (
     Column("url", "text", "The document's URL.", exact=True),
     Column("title", "text", "The document's title."),
     Column("path", "text", "The file's path inside the corpus folder."),
+    Column("format", "text", "The file's format: markdown, rst, html, text, pdf or docx."),
+    Column("headings", "text", "The document's section headings, in order.", list=True),
     Column("chars", "integer", "The document's length in characters."),
     Column("words", "integer", "The document's length in words."),
+    Column("modified", "timestamp", "When the file last changed (UTC), as its folder said; NULL for uploads."),
+    Column(
+        "fetched",
+        "timestamp",
+        "When the page was fetched from the web, or last found unchanged (UTC); NULL for local files.",
+    ),
+    Column(
+        "language",
+        "text",
+        "ISO 639-1 code of the document's language: as its header declares it, else detected from its text.",
+    ),
 )
 
 TABLE_COLUMNS = (
@@ -55,30 +72,69 @@ COLUMN_COLUMNS = (
 
 
 def corpus_collection(corpus: Corpus, choices: Choices = Choices()) -> Collection:
-    """The ``documents`` table of a corpus: built-in columns, then the validated header fields.
-
-    Without a shared header the collection has no table, only the report saying so.
-    """
+    """The ``documents`` table of a corpus: built-in columns, then the validated header fields."""
     report = propose_and_validate(
         [d.fields for d in corpus.documents], reserved=[c.name for c in DOCUMENT_COLUMNS], choices=choices
     )
-    if not report.has_header:
-        return Collection(corpus.name, "corpus", (), report)
-    columns = [Column(c.name, c.type, c.description, exact=choices.is_exact(c.name, c.exact)) for c in DOCUMENT_COLUMNS]
+    columns = [
+        Column(c.name, c.type, c.description, c.list, choices.is_exact(c.name, c.exact)) for c in DOCUMENT_COLUMNS
+    ]
     columns += [
         Column(f.name, f.type, _field_description(f.keys, f.coverage, report), f.list, f.exact) for f in report.fields
     ]
+    headings, samples = _outline(corpus)
     rows = []
     for document in corpus.documents:
         by_column: dict[str, list[str]] = {}
         for key, values in document.fields.items():
             by_column.setdefault(column_name(key), []).extend(values)
         rows.append(
-            (document.id, document.url, document.title, document.path, document.chars, document.words)
+            (
+                document.id,
+                document.url,
+                document.title,
+                document.path,
+                document.format,
+                headings.get(document.id, []),
+                document.chars,
+                document.words,
+                _utc(document.modified),
+                _utc(document.fetched),
+                document_language(document.fields, samples.get(document.id, "")),
+            )
             + tuple(row_values(f, by_column.get(f.name)) for f in report.fields)
         )
     description = f"One row per document of corpus {corpus.name!r} ({len(rows)} rows)."
     return Collection(corpus.name, "corpus", (table_from_rows(DOCUMENTS, description, columns, rows),), report)
+
+
+def _utc(stamp: str | None) -> datetime.datetime | None:
+    """An ISO 8601 time as a naive UTC timestamp (DuckDB's TIMESTAMP); ``None`` when absent or malformed.
+
+    >>> _utc("2026-12-06T07:41:24+00:00"), _utc(None), _utc("yesterday")
+    (datetime.datetime(2026, 12, 6, 7, 41, 24), None, None)
+    """
+    try:
+        moment = datetime.datetime.fromisoformat(stamp) if stamp else None
+    except ValueError:
+        return None
+    if moment is None or moment.tzinfo is None:
+        return moment
+    return moment.astimezone(datetime.UTC).replace(tzinfo=None)
+
+
+def _outline(corpus: Corpus, sample_chars: int = 2000) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Each document's section headings (the innermost of each path, once each, in order),
+    and the opening of its text, from its chunks: a stored corpus loads without whole texts.
+    """
+    headings: dict[str, dict[str, None]] = {}
+    samples: dict[str, str] = {}
+    for chunk in corpus.chunks:
+        if chunk.headings:
+            headings.setdefault(chunk.document, {})[chunk.headings[-1]] = None
+        if len(samples.get(chunk.document, "")) < sample_chars:
+            samples[chunk.document] = f"{samples.get(chunk.document, '')}\n{chunk.text}"[:sample_chars]
+    return {document: list(seen) for document, seen in headings.items()}, samples
 
 
 def catalog_collection(catalog: Catalog) -> Collection:

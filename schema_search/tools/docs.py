@@ -93,6 +93,9 @@ class Passage(BaseModel):
     distance: float | None = Field(None, description="Distance from the question (lower is nearer).")
     unrelated_distance: float | None = Field(None, description="Where unrelated text sits on the same scale.")
     why: str = Field(description="Rank per retrieval channel, and whether the question named what it contains.")
+    fetched: str | None = Field(
+        None, description="When its page was fetched from the web (ISO 8601, UTC): how current it is. Null for files."
+    )
 
 
 class SearchDocsResult(BaseModel):
@@ -203,6 +206,7 @@ def _passage(corpus: str, hit: ChunkResult, cite: CiteBy) -> Passage:
         distance=hit.distance,
         unrelated_distance=hit.unrelated_distance,
         why=why,
+        fetched=hit.fetched,
     )
 
 
@@ -218,7 +222,9 @@ def search_docs_text(result: SearchDocsResult) -> str:
             if p.distance is not None and p.unrelated_distance is not None
             else ""
         )
-        lines += [f"{_cite(p.cite)} - {p.why}{near}", _fenced(p.text, p.url, p.title, p.heading_path), ""]
+        # The day its page was fetched: an answer from a web page can say how current it is.
+        fetched = f"; page fetched {p.fetched[:10]}" if p.fetched else ""
+        lines += [f"{_cite(p.cite)} - {p.why}{near}{fetched}", _fenced(p.text, p.url, p.title, p.heading_path), ""]
     return "\n".join(lines).rstrip()
 
 

@@ -151,6 +151,23 @@ def inline(text: str) -> str:
 
 _INLINE = {"<": "&lt;", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
+
+def code_span(text: str) -> str:
+    """Untrusted text as a Markdown code span: read exactly as written (``https://`` unescaped),
+    yet no renderer makes a link, an image or a tag of it. One line, as :func:`inline` makes it.
+
+    The fence is one backtick longer than the longest run inside, and padded where the text
+    starts or ends with one, as CommonMark reads code spans.
+
+    >>> print(code_span("https://made.up/x"), code_span("a`b"), code_span("`x"))
+    `https://made.up/x` ``a`b`` `` `x ``
+    """
+    text = inline(text)
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 # A name made of ASCII letters, digits, ``_`` and ``$`` (parts joined by dots, each as long as
 # PostgreSQL allows) can spell no tag, markup, line break or sentence.
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]{0,62}(?:\.[A-Za-z_][A-Za-z0-9_$]{0,62})*")

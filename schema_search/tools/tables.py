@@ -23,7 +23,7 @@ from ..tables.models import ExampleInfo, JoinInfo, TableCandidate, TableDetail, 
 from ..tables.render import create_table_sql, quote
 from ..workspace import Workspace
 from .citations import CitationReport, Ledger, Source, literal
-from .fence import fence, inline, plain_name, visible
+from .fence import code_span, fence, inline, plain_name, visible
 
 # Above this many columns a search result's DDL shows only the columns that matter.
 WIDE_TABLE_COLUMNS = 25
@@ -290,7 +290,8 @@ def citations_text(report: CitationReport) -> str:
     if report.fabricated:
         lines.append(f"NOT returned to you (fabricated?): {inline(', '.join(report.fabricated))}")
     if report.urls_not_retrieved:
-        lines.append(f"URLs no result carried (check them): {literal(', '.join(report.urls_not_retrieved))}")
+        # As code: the address reads as written (no ``https\\://``), yet no renderer links it.
+        lines.append(f"URLs no result carried (check them): {', '.join(map(code_span, report.urls_not_retrieved))}")
     return "\n".join(lines).rstrip()
 
 

@@ -12,11 +12,14 @@ from ..core.store import Generation, Shelf, check_name
 from ..docs import results
 from ..docs.chunker import Chunking
 from ..docs.corpus import Corpus, write_corpus
+from ..docs.crawl.config import CrawlConfig
+from ..docs.crawl.mirror import Mirror, stamped
+from ..docs.crawl.site import crawl_site
 from ..docs.documents import CHUNKS
-from ..docs.models import CorpusIndexResult, CorpusInfo, DocsSearchResponse, SourceDetail
+from ..docs.models import CorpusIndexResult, CorpusInfo, CrawlCounts, DocsSearchResponse, SourceDetail
 from ..docs.pages import write_pages
 from ..docs.search import CorpusSearcher, DocsSearchConfig
-from ..docs.sources import read_corpus
+from ..docs.sources import check_source, read_corpus
 from ..errors import CorpusNotFound
 from ..structured.collection import STRUCTURED_FILE, Collection, load_collection, write_collection
 from ..structured.fields import Choices
@@ -43,22 +46,73 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         url_template: str | None = None,
         progress: Progress | None = None,
         origin: str | None = None,
+        site: str = "auto",
     ) -> CorpusIndexResult:
         """Read every supported file under ``folder``, chunk it, and index it as ``corpus``.
 
         Files that cannot be read become warnings; the corpus indexes without them.
         ``origin`` is recorded as the source instead of a folder that will not last (``upload``).
+        ``site``: the generator that builds the folder (``mkdocs``, ``vitepress``,
+        ``docusaurus``), ``plain`` for none, ``auto`` to detect it from its config file.
 
         Raises:
-            SourceError: no file under ``folder`` could be read.
+            SourceError: ``folder`` is not a folder, or no file under it could be read.
+            InvalidInput: a bad URL template or site kind.
         """
         check_name(corpus, "corpus")
+        check_source(Path(folder), url_template, site)  # before the model loads: a wrong path fails at once
         started = time.perf_counter()
         if self.settings.dense:
             self.workspace.loaded_embedder(progress)  # chunk sizes are checked with its tokenizer
         chunking = self.chunking()
-        read = read_corpus(Path(folder), corpus, chunking, url_template=url_template, progress=progress, origin=origin)
+        read = read_corpus(
+            Path(folder), corpus, chunking, url_template=url_template, progress=progress, origin=origin, site=site
+        )
+        return self._store_corpus(corpus, read, chunking, started, progress)
 
+    def index_url(
+        self, url: str, *, corpus: str, crawl: CrawlConfig | None = None, progress: Progress | None = None
+    ) -> CorpusIndexResult:
+        """Fetch the pages of the site at ``url`` into the corpus's mirror folder, then index them as ``corpus``.
+
+        Run again, it refreshes: pages the site says are unchanged (304) are kept without
+        downloading and their vectors reused; pages gone are dropped. The mirror
+        (``<home>/crawls/<corpus>/``) and the live corpus change only once the new
+        generation is stored.
+
+        Raises:
+            SourceError: the site cannot be reached, robots.txt closes it, the start page is
+                not a page, no page was found, or none could be fetched.
+        """
+        check_name(corpus, "corpus")
+        started = time.perf_counter()
+        mirror = Mirror.of(self.settings.home, corpus)
+        with mirror.locked():
+            crawled = crawl_site(url, mirror, crawl, progress)
+            try:
+                if self.settings.dense:
+                    self.workspace.loaded_embedder(progress)
+                chunking = self.chunking()
+                # plain: the pages are as the site serves them, and no mkdocs.yml above the data directory applies.
+                read = read_corpus(crawled.folder, corpus, chunking, progress=progress, site="plain")
+                read = stamped(read, crawled.records, crawled.source(mirror.folder), crawled.warnings)
+                result = self._store_corpus(corpus, read, chunking, started, progress, crawled.counts)
+            except BaseException:
+                mirror.discard()  # the last crawl's pages stay, as the live corpus does
+                raise
+            mirror.commit()
+        return result
+
+    def _store_corpus(
+        self,
+        corpus: str,
+        read: Corpus,
+        chunking: Chunking,
+        started: float,
+        progress: Progress | None,
+        crawl: CrawlCounts | None = None,
+    ) -> CorpusIndexResult:
+        """Index ``read`` and swap it in as the live generation of ``corpus``."""
         choices = self._stored_choices(corpus)
 
         def build(path: Path) -> dict:
@@ -74,7 +128,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
             return manifest | self._write_indexes(path, corpus, CHUNKS, read.chunks, progress)
 
         generation = self.store.write(corpus, build)
-        return CorpusIndexResult(corpus=_corpus_info(generation, read), seconds=since(started))
+        return CorpusIndexResult(corpus=_corpus_info(generation, read), seconds=since(started), crawl=crawl)
 
     def rebuild_fields(self, name: str, exact: Sequence[str] = (), plain: Sequence[str] = ()) -> FieldsResponse:
         """Propose and validate the header fields again, as a new generation that shares the index files.
@@ -91,6 +145,9 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
 
         self.store.derive(name, [STRUCTURED_FILE], build)
         return self.fields(name)
+
+    def _forget(self, name: str) -> None:
+        Mirror.of(self.settings.home, name).remove()  # a crawled corpus's pages go with it
 
     # -- reading ---------------------------------------------------------------------
 
@@ -131,9 +188,10 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         return _corpus_info(generation, searcher.corpus)
 
     def _load_collection(self, generation: Generation) -> Collection:
-        # Generations written before the structured index existed get one made from their corpus.
+        # Generations written before the structured index existed get one made from their corpus,
+        # and so do those stored without a documents table (before every corpus had one).
         stored = load_collection(generation.path)
-        if stored is not None:
+        if stored is not None and stored.tables:
             return stored
         return corpus_collection(self.searcher(generation.name).corpus, self._stored_choices(generation.name))
 

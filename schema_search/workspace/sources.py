@@ -167,7 +167,8 @@ class Sources(Generic[Searcher, Info]):
     def _write_indexes(self, path: Path, name: str, kind: ItemKind, items: Sequence, progress: Progress | None) -> dict:
         embedder = self.workspace.loaded_embedder(progress) if self.settings.dense else None
         previous = self._previous_vectors(name) if embedder else None
-        return write_indexes(path, kind, items, embedder, previous, progress)
+        # Vectors are saved as they come, so a build cut short resumes (core/checkpoint.py).
+        return write_indexes(path, kind, items, embedder, previous, progress, self.store.checkpoint(name))
 
     def _previous_vectors(self, name: str, folder: str = "") -> DenseIndex | None:
         """The live generation's embeddings (of its subfolder ``folder``), so unchanged items are not encoded again."""

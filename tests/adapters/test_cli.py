@@ -57,9 +57,9 @@ def test_search_json_is_the_http_body(home, capsys):
         ["table", "crm.nope", "--catalog", "crm"],
     ],
 )
-def test_errors_go_to_stderr_with_exit_2(home, capsys, argv):
+def test_errors_go_to_stderr_with_exit_1(home, capsys, argv):
     capsys.readouterr()
-    assert main(argv) == 2
+    assert main(argv) == 1
     captured = capsys.readouterr()
     assert "\nerror: " in "\n" + captured.err and "Traceback" not in captured.err
     assert "secret" not in captured.err
@@ -75,7 +75,7 @@ def test_errors_go_to_stderr_with_exit_2(home, capsys, argv):
 )
 def test_commands_that_moved_to_the_eval_suite_forward_there_with_a_note(argv, module, tmp_path, capfd):
     """``schemasift eval``, ``docs eval`` and ``csr`` run the eval suite's program (a checkout's), same arguments."""
-    assert main(["--home", str(tmp_path), *argv, "/nonexistent/input"]) == 2  # the eval suite's own error
+    assert main(["--home", str(tmp_path), *argv, "/nonexistent/input"]) == 1  # the eval suite's own error
     err = capfd.readouterr().err
     assert f"is now `python -m {module}`" in err
     assert "error:" in err and "/nonexistent/input" in err

@@ -6,7 +6,10 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 import weakref
 
 import pytest
@@ -94,7 +97,7 @@ def test_config_file_is_passed_to_settings(home, tmp_path, capsys):
     config.write_text("")
     assert _index(home, tmp_path) == 0
     capsys.readouterr()
-    assert main(["catalogs", "--json", "--home", str(home), "--config", str(tmp_path / "missing.toml")]) == 2
+    assert main(["catalogs", "--json", "--home", str(home), "--config", str(tmp_path / "missing.toml")]) == 1
     assert "missing.toml" in capsys.readouterr().err
     assert main(["catalogs", "--json", "--home", str(home), "--config", str(config)]) == 0
 
@@ -163,7 +166,7 @@ def test_delete_catalog_then_search_is_not_found_and_others_stay(home, tmp_path,
     assert main(["delete", "--catalog", "crm", "--yes", "--home", str(home)]) == 0
     assert capsys.readouterr().out.strip() == "Deleted catalog 'crm'."
     assert not (home / "catalogs" / "crm").exists()
-    assert main(["search", "industry", "--catalog", "crm", "--home", str(home)]) == 2
+    assert main(["search", "industry", "--catalog", "crm", "--home", str(home)]) == 1
     assert "No catalog named 'crm'" in capsys.readouterr().err
     assert main(["search", "industry", "--catalog", "other", "--home", str(home)]) == 0
     # The same workspace (an HTTP server's) forgets the searcher it had open.
@@ -190,15 +193,15 @@ def test_delete_refuses_without_yes_when_not_on_a_terminal(home, tmp_path, capsy
     assert _index(home, tmp_path) == 0
     monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
     capsys.readouterr()
-    assert main(["delete", "--catalog", "crm", "--home", str(home)]) == 2
+    assert main(["delete", "--catalog", "crm", "--home", str(home)]) == 1
     assert "--yes" in capsys.readouterr().err
     assert (home / "catalogs" / "crm").is_dir()
 
 
 def test_delete_of_an_unknown_catalog_or_corpus_is_a_clear_error(home, capsys):
-    assert main(["delete", "--catalog", "nope", "--yes", "--home", str(home)]) == 2
+    assert main(["delete", "--catalog", "nope", "--yes", "--home", str(home)]) == 1
     assert "No catalog named 'nope'" in capsys.readouterr().err
-    assert main(["docs", "delete", "--corpus", "nope", "--yes", "--home", str(home)]) == 2
+    assert main(["docs", "delete", "--corpus", "nope", "--yes", "--home", str(home)]) == 1
     assert "No corpus named 'nope'" in capsys.readouterr().err
 
 
@@ -208,7 +211,7 @@ def test_docs_delete_removes_the_corpus(home, capsys):
     assert main(["docs", "delete", "--corpus", "hb", "--yes", "--home", str(home)]) == 0
     assert "Deleted corpus 'hb'." in capsys.readouterr().out
     assert not (home / "corpora" / "hb").exists()
-    assert main(["docs", "search", "vacation", "--corpus", "hb", "--home", str(home)]) == 2
+    assert main(["docs", "search", "vacation", "--corpus", "hb", "--home", str(home)]) == 1
     assert "No corpus named 'hb'" in capsys.readouterr().err
 
 
@@ -317,3 +320,37 @@ def test_writing_the_index_ends_after_the_index_is_committed(tmp_path):
     tables = tiny_catalog().tables
     write_indexes(tmp_path / "gen", TABLES, tables, progress=recorder)
     assert committed["searchable"] == len(tables)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["search", "account contacts", "--catalog", "crm"],
+        ["search", "accounts", "--catalog", "crm", "--json"],
+        ["table", "accounts", "--catalog", "crm"],
+    ],
+)
+def test_a_reader_that_goes_away_ends_the_command_quietly(home, tmp_path, command):
+    # `schemasift search ... | head -1`: the pipe closes before the command writes.
+    assert _index(home, tmp_path) == 0
+    child = subprocess.Popen(
+        [sys.executable, "-m", "schema_search.cli", *command, "--home", str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "SCHEMA_SEARCH_DENSE": "false"},
+    )
+    child.stdout.close()  # the reader is gone before the first line
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_a_long_cell_is_cut_with_an_ellipsis_and_whole_in_json(home, tmp_path, capsys):
+    assert _index(home, tmp_path) == 0
+    capsys.readouterr()
+    sql = "SELECT string_agg(table_id || '.' || name, ', ' ORDER BY table_id, position) AS all_columns FROM columns"
+    assert main(["query", sql, "--catalog", "crm", "--home", str(home), "--json"]) == 0
+    ((whole,),) = json.loads(capsys.readouterr().out)["rows"]
+    assert len(whole) > 40
+    assert main(["query", sql, "--catalog", "crm", "--home", str(home)]) == 0
+    assert capsys.readouterr().out.splitlines()[2] == whole[:39] + "…"

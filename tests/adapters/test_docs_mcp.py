@@ -125,3 +125,13 @@ def test_citing_by_url_shows_no_ids_anywhere(handbook_workspace: Workspace) -> N
     )
     assert document.structured_content["cite"] == f"[{document.structured_content['detail']['url']}]"
     assert "Call resolve_citations on your final answer" not in (instructions or "")
+
+
+def test_a_url_no_result_carried_reads_as_written_in_the_resolved_text(handbook_workspace: Workspace) -> None:
+    async def run():
+        async with Client(create_server(handbook_workspace, corpora=["handbook"])) as client:
+            return await client.call_tool("resolve_citations", {"text": "See https://made.up/x for more."})
+
+    text = anyio.run(run).content[0].text
+    # Code, not an escaped https\: a person reads the address; no renderer links it.
+    assert "URLs no result carried (check them): `https://made.up/x`" in text and "\\:" not in text

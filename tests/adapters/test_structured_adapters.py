@@ -31,7 +31,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plain = root / "plain"
     plain.mkdir()
     for n in range(3):
-        (plain / f"note{n}.md").write_text(f"# Note {n}\n\nJust prose, no header.\n")
+        (plain / f"note{n}.md").write_text(f"# Note {n}\n\nJust prose, no header: what the team agreed this week.\n")
     workspace.corpora.index(plain, corpus="plain")
     workspace.catalogs.index_catalog(tiny_catalog("tiny"))
     return root / "home"
@@ -72,13 +72,23 @@ def test_cli_fields_and_query(cli, home: Path, capsys: pytest.CaptureFixture) ->
     assert "crm      4\nbilling  1" in capsys.readouterr().out
 
 
-def test_cli_errors_are_one_message_and_exit_2(cli, capsys: pytest.CaptureFixture) -> None:
-    assert cli(["docs", "query", "DROP TABLE documents", "--corpus", "peps"]) == 2
+def test_cli_errors_are_one_message_and_exit_1(cli, capsys: pytest.CaptureFixture) -> None:
+    assert cli(["docs", "query", "DROP TABLE documents", "--corpus", "peps"]) == 1
     assert "Only read-only queries" in capsys.readouterr().err
-    assert cli(["docs", "query", "SELECT 1", "--corpus", "plain"]) == 2
-    assert "no structured index" in capsys.readouterr().err
-    assert cli(["docs", "query", "{not json", "--form", "--corpus", "peps"]) == 2
+    assert cli(["docs", "query", "{not json", "--form", "--corpus", "peps"]) == 1
     assert "--form needs a JSON object" in capsys.readouterr().err
+
+
+def test_a_corpus_without_any_header_counts_its_documents(cli, http: TestClient, capsys) -> None:
+    # Every document has a path, a title, headings and a size, header or not.
+    assert cli(["docs", "query", "SELECT count(*) AS n, sum(words) AS words FROM documents", "--corpus", "plain"]) == 0
+    out = capsys.readouterr().out
+    assert "\n3  36\n" in out  # 12 words each: the title's two, then the prose
+    assert "\n1 row (" in out  # not "1 rows"
+    sql = "SELECT title, language, modified IS NOT NULL, fetched FROM documents ORDER BY title"
+    found = http.post("/v1/corpora/plain/query", json={"sql": sql})
+    assert found.status_code == 200, found.text
+    assert found.json()["rows"] == [[f"Note {n}", "en", True, None] for n in range(3)]
 
 
 def test_cli_json_is_the_http_body(cli, http: TestClient, capsys: pytest.CaptureFixture) -> None:
@@ -105,7 +115,6 @@ def test_http_fields_and_query(http: TestClient, home: Path) -> None:
         ("/v1/corpora/peps/query", {"sql": "SELECT * FROM read_text('/etc/passwd')"}, 422),
         ("/v1/corpora/peps/query", {"sql": "SELECT 1", "query": {"count": True}}, 422),
         ("/v1/corpora/peps/query", {"query": {"filter": "status"}}, 422),
-        ("/v1/corpora/plain/query", {"sql": "SELECT 1"}, 409),
         ("/v1/corpora/nope/query", {"sql": "SELECT 1"}, 404),
     ],
 )
@@ -247,3 +256,20 @@ def test_a_stdio_mcp_client_counts_and_gets_placeholders_filled(home: Path) -> N
     assert "table columns" in described.content[0].text and "is_foreign_key" in described.content[0].text
     assert found.structured_content["result"]["rows"] == [["Assignment Expressions", "{{link:1}}"]]
     assert rendered.structured_content["text"] == "PEP 572: https://peps.python.org/pep-0572/"
+
+
+def test_a_corpus_stored_before_every_corpus_had_a_documents_table_gets_one(tmp_path: Path) -> None:
+    from schema_search.structured.collection import Collection, write_collection
+    from schema_search.structured.fields import FieldReport
+    from schema_search.structured.models import QueryRequest
+
+    workspace = Workspace(Settings(home=tmp_path / "home", dense=False))
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nProse.\n")
+    workspace.corpora.index(notes, corpus="notes")
+    live = workspace.corpora.store.current("notes")
+    # What an older release stored for a corpus without a shared header: the report, no table.
+    write_collection(live.path, Collection("notes", "corpus", (), FieldReport(documents=1, with_header=0, sampled=1)))
+    fresh = Workspace(Settings(home=tmp_path / "home", dense=False))
+    assert fresh.corpora.query("notes", QueryRequest(sql="SELECT count(*) FROM documents")).rows == [[1]]

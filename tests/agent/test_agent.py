@@ -238,13 +238,13 @@ def test_ask_command_prints_sql_tables_and_rows(
     assert "Rows (2, " in out and "Pan   5.0" in out
 
 
-def test_ask_command_without_a_key_exits_2(
+def test_ask_command_without_a_key_exits_1(
     shop_workspace: Workspace, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("SCHEMA_SEARCH_DENSE", "false")
     home = str(shop_workspace.settings.home)
-    assert main(["--home", home, "ask", "q", "--catalog", "shop", "--model", "gpt-4o-mini"]) == 2
+    assert main(["--home", home, "ask", "q", "--catalog", "shop", "--model", "gpt-4o-mini"]) == 1
     err = capsys.readouterr().err
     assert "error: The model 'gpt-4o-mini' needs OPENAI_API_KEY in the environment." in err
     assert "hint: export OPENAI_API_KEY=..." in err
@@ -262,7 +262,7 @@ def test_execute_from_a_ddl_catalog_says_what_to_give(
         ["--home", str(workspace.settings.home), "ask", "q", "--catalog", "ddlshop", "--model", "x", "--execute"]
     )
     err = capsys.readouterr().err
-    assert code == 2
+    assert code == 1
     assert "not from a database: there is nothing to run SQL on" in err and "--url" in err
 
 
@@ -307,7 +307,7 @@ def test_ask_execute_prints_the_open_questions_instead_of_running_then_runs_once
     assert "-- Checklist V" in err and "value:main.suppliers.company_name = Acme GmbH  [conversation]" in err
     assert "Rows (1, " in out and str(sample_shop.revenue(database, "Acme GmbH", "2026-11-01", "2026-12-01")) in out
     code, out, err = run(exact, *answered)  # no --yes and no terminal to ask: refused, nothing ran
-    assert code == 2 and "Rows (" not in out and "Add --yes" in err
+    assert code == 1 and "Rows (" not in out and "Add --yes" in err
 
 
 def test_ask_execute_reports_what_the_database_refuses(
@@ -334,5 +334,5 @@ def test_ask_execute_reports_what_the_database_refuses(
         ]
     )
     captured = capsys.readouterr()
-    assert code == 2 and "Rows (" not in captured.out
+    assert code == 1 and "Rows (" not in captured.out
     assert "error: " in captured.err and "malformed JSON" in captured.err

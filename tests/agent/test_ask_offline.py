@@ -50,7 +50,7 @@ def test_an_unknown_provider_fails_before_the_catalog_is_opened(
     home: str, model: str, source: list[str], capsys: pytest.CaptureFixture
 ) -> None:
     # The catalog does not exist either: the error must be the model's, found first.
-    assert main(["--home", home, "ask", "q", *source, "--model", model]) == 2
+    assert main(["--home", home, "ask", "q", *source, "--model", model]) == 1
     err = capsys.readouterr().err
     assert f"error: litellm does not know which provider serves the model {model!r}." in err
     assert "No catalog" not in err and "No corpus" not in err
@@ -61,7 +61,7 @@ def test_an_unknown_provider_prints_no_banner_and_no_colour(
     home: str, fresh_litellm, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    assert main(["--home", home, "ask", "q", "--catalog", "shop", "--model", "nosuch/model", "--json"]) == 2
+    assert main(["--home", home, "ask", "q", "--catalog", "shop", "--model", "nosuch/model", "--json"]) == 1
     out, err = capsys.readouterr()
     assert out == ""  # --json: nothing but JSON on stdout, and on an error nothing at all
     assert ANSI not in err and "Provider List" not in err
@@ -100,9 +100,9 @@ def test_without_model_it_takes_the_embedded_one_and_the_setting_overrides_it(
         raise ModelNotReady("stop here")
 
     monkeypatch.setattr(agent, "litellm_complete", no_model)
-    assert main(["--home", home, "ask", "q", "--catalog", "shop"]) == 2
+    assert main(["--home", home, "ask", "q", "--catalog", "shop"]) == 1
     monkeypatch.setenv("SCHEMA_SEARCH_ASK_MODEL", "anthropic/claude-3-5-haiku-latest")
-    assert main(["--home", home, "ask", "q", "--corpus", "peps"]) == 2
+    assert main(["--home", home, "ask", "q", "--corpus", "peps"]) == 1
     assert asked == ["local/smollm2", "anthropic/claude-3-5-haiku-latest"]
 
 
@@ -111,7 +111,7 @@ def test_a_missing_runtime_that_cannot_be_installed_fails_first_with_the_command
 ) -> None:
     monkeypatch.setattr(runtime, "installed", lambda: False)
     monkeypatch.setattr(sys, "base_prefix", sys.prefix)  # a system Python: nothing is installed for you
-    assert main(["--home", home, "ask", "q", "--catalog", "nosuch"]) == 2
+    assert main(["--home", home, "ask", "q", "--catalog", "nosuch"]) == 1
     err = capsys.readouterr().err
     assert "not a virtual environment" in err and "-m pip install" in err and "No catalog" not in err
     assert "hint: Or use a hosted model: --model gpt-4o-mini with OPENAI_API_KEY" in err
@@ -149,7 +149,7 @@ def test_an_unreachable_server_fails_with_a_message_and_json_stdout_stays_empty(
         "--json",
     ]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 2, done.stderr
+    assert done.returncode == 1, done.stderr
     assert done.stdout == ""
     assert "error: Calling 'openai/any' failed" in done.stderr and "hint: Check the model name" in done.stderr
     assert ANSI not in done.stderr and "Give Feedback" not in done.stderr
@@ -176,5 +176,5 @@ def test_litellm_debug_logs_go_to_stderr(
         ]
     )
     out, err = capsys.readouterr()
-    assert code == 2 and out == ""
+    assert code == 1 and out == ""
     assert "LiteLLM" in err and "error: Calling 'openai/any' failed" in err

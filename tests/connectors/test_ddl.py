@@ -514,3 +514,23 @@ def test_mysql_parenthesised_joins_give_view_types():
         ("ID", "DECIMAL(12, 0)"),
         ("CODE", "CHAR(3)"),
     ]
+
+
+CHINOOK = Path(__file__).parent.parent / "fixtures" / "chinook_sqlite_head.sql"
+
+
+@pytest.mark.parametrize("name", ["Chinook.sql", "Chinook_Sqlite.sql"])
+def test_bracketed_names_are_read_without_naming_the_dialect(tmp_path: Path, name: str) -> None:
+    # The brackets (or the file's name) say which dialect: --dialect sqlite is not needed.
+    (tmp_path / name).write_text(CHINOOK.read_text(encoding="utf-8"), encoding="utf-8")
+    catalog = ddl.introspect(str(tmp_path / name), catalog="chinook")
+    assert [t.id for t in catalog.tables] == ["main.album", "main.artist", "main.track"]
+    assert catalog.source["dialect"] == "sqlite"
+    album = catalog.table("main.album")
+    assert album.primary_key == ("AlbumId",)
+    assert album.foreign_keys == (ForeignKey(("ArtistId",), "main.artist", ("ArtistId",)),)
+
+
+def test_bracketed_ddl_given_as_text_is_read_too() -> None:
+    catalog = ddl.catalog_from_ddl(CHINOOK.read_text(encoding="utf-8"), catalog="chinook", dialect=None)
+    assert len(catalog.tables) == 3

@@ -22,6 +22,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from schema_search.connectors import sqlalchemy_url
 from schema_search.errors import SourceError
 from schema_search.tables.catalog import Column, ForeignKey
+from schema_search.tables.render import create_table_sql
 
 PG_URL = os.environ.get(
     "SCHEMA_SEARCH_TEST_PG_URL", "postgresql://schema_search:schema_search@127.0.0.1:5432/schema_search_test"
@@ -100,6 +101,18 @@ def test_sqlite_tables_keys_and_views(sqlite_file: Path) -> None:
     }
     assert_shop(catalog, amount_type="NUMERIC(10, 2)")
     assert catalog.table("main.customers").columns[1] == Column("name", "VARCHAR", nullable=False)
+
+
+def test_a_view_column_of_no_type_is_unknown_not_nulltype(tmp_path: Path) -> None:
+    db = tmp_path / "sales.db"
+    with sqlite3.connect(db) as connection:
+        connection.executescript(
+            "CREATE TABLE sales (product TEXT, units INTEGER);"
+            "CREATE VIEW totals AS SELECT product, sum(units) AS units_sold FROM sales GROUP BY product;"
+        )
+    view = sqlalchemy_url.introspect(f"sqlite:///{db}", catalog="sales").table("main.totals")
+    assert view.column("units_sold").type == ""  # rendered `-- type unknown`, `"type": null` in JSON
+    assert "NULLTYPE" not in create_table_sql(view) and "units_sold  -- type unknown" in create_table_sql(view)
 
 
 def test_sqlite_file_is_not_touched(sqlite_file: Path) -> None:

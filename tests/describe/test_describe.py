@@ -194,10 +194,10 @@ def test_cli_describe(tiny_workspace, monkeypatch, capsys):
 def test_cli_describe_without_a_key_says_what_to_set(tiny_workspace, monkeypatch, capsys):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     home = ["--home", str(tiny_workspace.settings.home)]
-    assert main([*home, "describe", "--catalog", "tiny", "--model", "openai/gpt-4o-mini"]) == 2
+    assert main([*home, "describe", "--catalog", "tiny", "--model", "openai/gpt-4o-mini"]) == 1
     err = capsys.readouterr().err
     assert "error: " in err and "OPENAI_API_KEY" in err and "Traceback" not in err
-    assert main([*home, "describe", "--catalog", "nope"]) == 2
+    assert main([*home, "describe", "--catalog", "nope"]) == 1
     assert "No catalog named 'nope'" in capsys.readouterr().err
 
 

@@ -207,9 +207,9 @@ def test_cli_eval_writes_json_report_and_baseline(bench, tmp_path, monkeypatch, 
 
 
 def test_cli_eval_refuses_bad_arguments(bench, capsys):
-    assert main([str(bench), "--limit", "0"]) == 2
+    assert main([str(bench), "--limit", "0"]) == 1
     assert "--limit 0" in capsys.readouterr().err
-    assert main([str(bench.parent / "nope")]) == 2
+    assert main([str(bench.parent / "nope")]) == 1
     assert "does not exist" in capsys.readouterr().err
 
 

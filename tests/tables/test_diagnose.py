@@ -97,5 +97,5 @@ def test_cli_diagnose_json_from_questions(home, capsys):
 
 
 def test_cli_diagnose_unknown_catalog(home, capsys):
-    assert main(["diagnose", "--catalog", "nope"]) == 2
+    assert main(["diagnose", "--catalog", "nope"]) == 1
     assert "No catalog named 'nope'" in capsys.readouterr().err

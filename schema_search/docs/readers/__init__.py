@@ -15,6 +15,7 @@ from ..corpus import Block, ParsedDocument, Section
 from .docx import read_docx
 from .html import read_html
 from .markdown import read_markdown
+from .mdx import read_mdx
 from .pdf import read_pdf
 from .rst import read_rst
 from .text import read_text
@@ -26,7 +27,7 @@ BinaryReader = Callable[[bytes], ParsedDocument]
 FORMATS: dict[str, tuple[str, TextReader | BinaryReader, bool]] = {
     ".md": ("markdown", read_markdown, True),
     ".markdown": ("markdown", read_markdown, True),
-    ".mdx": ("markdown", read_markdown, True),
+    ".mdx": ("mdx", read_mdx, True),
     ".rst": ("rst", read_rst, True),
     ".rest": ("rst", read_rst, True),
     ".txt": ("text", read_text, True),
@@ -55,12 +56,20 @@ def read(path: Path) -> tuple[str, ParsedDocument]:
         raise ValueError(f"no reader for {path.suffix or 'files without a suffix'}") from None
     data = path.read_bytes()
     if not textual:
-        return name, _well_formed(reader(data))
+        return name, finish(reader(data))
+    return name, finish(reader(decode(data)))
+
+
+def decode(data: bytes) -> str:
+    """A text file's bytes as text: UTF-8, a byte-order mark dropped.
+
+    Raises:
+        ValueError: not UTF-8 (the message says where).
+    """
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ValueError(f"not UTF-8 text (byte {error.start})") from None
-    return name, _well_formed(reader(text))
 
 
 def well_formed(text: str) -> str:
@@ -79,7 +88,10 @@ def well_formed(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _well_formed(parsed: ParsedDocument) -> ParsedDocument:
+def finish(parsed: ParsedDocument) -> ParsedDocument:
+    """A reader's result made :func:`well_formed`: what every parsed document passes through
+    before it enters the corpus (a site's reader too)."""
+
     def clean(value: str | None) -> str | None:
         return None if value is None else well_formed(value)
 

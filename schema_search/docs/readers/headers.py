@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import tomllib
+from email.parser import HeaderParser
+from email.policy import compat32
 from typing import Any
 
 import yaml
@@ -43,39 +45,73 @@ def front_matter(text: str) -> tuple[Fields, str]:
     return {str(key): _values(value) for key, value in data.items() if value is not None}, text[match.end() :]
 
 
-def header_block(text: str) -> tuple[Fields, str]:
-    """An RFC 822-style ``Key: value`` block opening the text (indented lines continue a value).
+def split_front_matter(text: str) -> tuple[str, str]:
+    """The front matter block as written (fences included) and the text after it.
 
-    The block ends at the first blank line. Returns no fields, and the text as it
-    was, when the text does not open with such a block.
+    For a reader that rewrites the body and hands the whole text on.
+
+    >>> split_front_matter("---\\ntitle: Hi\\n---\\n# Body")
+    ('---\\ntitle: Hi\\n---\\n', '# Body')
+    >>> split_front_matter("# No front matter")
+    ('', '# No front matter')
+    """
+    match = _FRONT_MATTER.match(text)
+    return (text[: match.end()], text[match.end() :]) if match else ("", text)
+
+
+def header_block(text: str) -> tuple[Fields, str]:
+    """An RFC 822-style ``Key: value`` block opening the text, read by :mod:`email.parser`.
+
+    The block ends at the first empty line. A line of only spaces continues the value
+    above it, as folding allows (a ``License:`` field in a package's ``METADATA``), unless
+    prose follows it. Returns no fields, and the text as it was, when the text does not
+    open with such a block: every line a field or a continuation, at least
+    ``MIN_HEADER_FIELDS`` fields.
 
     >>> fields, rest = header_block("PEP: 8\\nAuthor: A <a@x>,\\n        B <b@x>\\nAuthor: C\\n\\nBody")
     >>> fields
     {'PEP': ('8',), 'Author': ('A <a@x>, B <b@x>', 'C')}
     >>> rest
     'Body'
+    >>> header_block("Name: x\\nLicense: MIT\\n   \\n   Copyright\\nVersion: 1\\n\\nBody")[0]
+    {'Name': ('x',), 'License': ('MIT Copyright',), 'Version': ('1',)}
     """
     lines = text.lstrip("\ufeff").split("\n")
-    pairs: list[list[str]] = []
-    end = 0
-    for end, line in enumerate(lines):  # noqa: B007 - where the header ends is read after the loop
-        if not line.strip():
-            break
-        match = _HEADER_LINE.match(line.rstrip("\r"))
-        if match:
-            pairs.append([match.group(1), (match.group(2) or "").strip()])
-        elif line[:1] in (" ", "\t") and pairs:
-            pairs[-1][1] = f"{pairs[-1][1]} {line.strip()}".strip()
-        else:
+    end = _block_end(lines)
+    block = [line.rstrip("\r") for line in lines[:end]]
+    named = 0
+    for line in block:
+        if line[:1] in (" ", "\t") and named:
+            continue
+        if not _HEADER_LINE.match(line):
             return {}, text
-    else:
-        end = len(lines)
-    if len(pairs) < MIN_HEADER_FIELDS:
+        named += 1
+    if named < MIN_HEADER_FIELDS:
         return {}, text
+    message = HeaderParser(policy=compat32).parsestr("\n".join(block) + "\n\n", headersonly=True)
     fields: dict[str, list[str]] = {}
-    for key, value in pairs:
-        fields.setdefault(key, []).append(value)
+    for key, value in message.items():
+        # Unfolded as a reader sees it: the lines of a value joined by one space.
+        fields.setdefault(key, []).append(" ".join(part.strip() for part in str(value).splitlines() if part.strip()))
     return {key: tuple(values) for key, values in fields.items()}, "\n".join(lines[end + 1 :])
+
+
+def _block_end(lines: list[str]) -> int:
+    """Index of the line that ends a header block: the first empty line, or a line of
+    spaces that prose (neither a field nor a continuation) follows.
+
+    >>> _block_end(["A: 1", "  ", "  more", "B: 2", "", "x"]), _block_end(["A: 1", "B: 2", "   ", "Prose."])
+    (4, 2)
+    """
+    for number, line in enumerate(lines):
+        if not line.rstrip("\r"):
+            return number
+        if not line.strip():
+            following = lines[number + 1] if number + 1 < len(lines) else ""
+            prose = following.strip() and following[:1] not in (" ", "\t")
+            if prose and not _HEADER_LINE.match(following.rstrip("\r")):
+                return number
+    return len(lines)
 
 
 def label(fields: Fields) -> str | None:

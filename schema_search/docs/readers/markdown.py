@@ -1,50 +1,87 @@
-"""Markdown: front matter, ATX and setext headings with MkDocs ``{ #anchor }`` suffixes, fenced code.
+"""Markdown: front matter, ATX and setext headings with ``{ #anchor }`` suffixes, fenced code.
 
 A ``#`` line inside a code fence is code, not a heading. MkDocs-specific syntax the
 published page replaces (``{* file.py *}`` include macros, pymdownx ``/// tip``
 block fences, HTML comments) is dropped from the text: raw, it is noise.
+
+A heading's anchor is the one the source writes (``{#id}``, or an attribute list
+``{: #id .class }``); a site generator that makes anchors of the headings the source
+leaves bare passes ``anchors`` (see :mod:`schema_search.docs.sites.slugs`), which sees
+every heading of the page, its title included, as generators number repeats over all.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ..corpus import ParsedDocument
+from .fences import split_fenced
 from .headers import front_matter
 from .outline import Outline
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
-_ANCHOR = re.compile(r"[ \t]*\{[ \t]*#([\w.:-]+)[^}]*\}[ \t]*$")
+# A trailing attribute list: "{#id}", "{ #id .class }", "{: .class #id }", "{.class}".
+_ATTRIBUTES = re.compile(r"[ \t]*\{(?::[^{}]*|[ \t]*[.#][^{}]*)\}[ \t]*$")
+_ID = re.compile(r"(?:^|[\s:{])#([\w.:-]+)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _INCLUDE_MACRO = re.compile(r"^\s*\{\*.*\*\}\s*$")
 _BLOCK_FENCE = re.compile(r"^\s*/{3,}(?:\s.*)?$")
 
 
-def read_markdown(text: str) -> ParsedDocument:
+@dataclass(frozen=True)
+class Heading:
+    """One heading as the source writes it.
+
+    Attributes:
+        text: the heading's text, its attribute list removed.
+        anchor: the id the source gives it (``{#id}``), if any.
+        source: the Markdown line(s) it was read from, for a generator that renders them.
+    """
+
+    level: int
+    text: str
+    anchor: str | None = None
+    source: str = ""
+
+
+# Every heading of a page, in order -> one anchor each (None: the section has none).
+Anchors = Callable[[Sequence[Heading]], Sequence[str | None]]
+
+
+def read_markdown(text: str, anchors: Anchors | None = None) -> ParsedDocument:
     """Parse Markdown into a title, header fields and sections.
 
     >>> doc = read_markdown("# Tasks { #tasks }\\n\\nIntro.\\n\\n## Use it { #use-it }\\n\\n```py\\n# not a heading\\n```\\n")
     >>> doc.title, [(s.headings, s.anchor, [b.code for b in s.blocks]) for s in doc.sections]
     ('Tasks', [((), None, [False]), (('Use it',), 'use-it', [True])])
+    >>> doc = read_markdown("# Guide\\n\\n## Install\\n\\npip.\\n", anchors=lambda hs: [h.text.lower() for h in hs])
+    >>> [s.anchor for s in doc.sections]
+    ['install']
     """
     fields, body = front_matter(text)
-    outline = Outline(_first(fields, "title"))
-    lines = without_comments(body).replace("\r\n", "\n").split("\n")
+    # What the page holds, in order: a heading, or a block (text, code?). Anchors are
+    # given once every heading is known, as a generator numbers repeats over the page.
+    parts: list[Heading | tuple[str, bool]] = []
+    # Comments are markup, except inside code, where they are what the example shows.
+    body = "".join(piece if code else without_comments(piece) for piece, code in split_fenced(body))
+    lines = body.replace("\r\n", "\n").split("\n")
     paragraph: list[str] = []
     fence: str | None = None
     code: list[str] = []
 
     def end_paragraph() -> None:
         if paragraph:
-            outline.block("\n".join(paragraph))
+            parts.append(("\n".join(paragraph), False))
             paragraph.clear()
 
     for line in lines:
         if fence is not None:
             code.append(line)
             if line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
-                outline.block("\n".join(code), code=True)
+                parts.append(("\n".join(code), True))
                 fence, code = None, []
             continue
         opened = _FENCE.match(line)
@@ -56,7 +93,7 @@ def read_markdown(text: str) -> ParsedDocument:
         if atx:
             end_paragraph()
             title, anchor = _anchor(atx.group(2) or "")
-            outline.heading(len(atx.group(1)), title, anchor)
+            parts.append(Heading(len(atx.group(1)), title, anchor, line))
             continue
         setext = _SETEXT.match(line)
         if (
@@ -65,8 +102,9 @@ def read_markdown(text: str) -> ParsedDocument:
             and "|" not in paragraph[0]
             and not paragraph[0].lstrip().startswith(("-", "*", ">"))
         ):
-            title, anchor = _anchor(paragraph.pop())
-            outline.heading(1 if setext.group(1)[0] == "=" else 2, title, anchor)
+            source = paragraph.pop()
+            title, anchor = _anchor(source)
+            parts.append(Heading(1 if setext.group(1)[0] == "=" else 2, title, anchor, f"{source}\n{line}"))
             continue
         if _INCLUDE_MACRO.match(line) or _BLOCK_FENCE.match(line):
             continue
@@ -76,20 +114,34 @@ def read_markdown(text: str) -> ParsedDocument:
             paragraph.append(line.rstrip())
     end_paragraph()
     if code:  # an unclosed fence runs to the end of the file, as CommonMark says
-        outline.block("\n".join(code), code=True)
+        parts.append(("\n".join(code), True))
+    outline = _outline(parts, _first(fields, "title"), anchors)
     return ParsedDocument(title=outline.title, sections=outline.sections(), fields=fields, url=_first(fields, "url"))
 
 
-def _anchor(heading: str) -> tuple[str, str | None]:
-    """A heading's text and its explicit ``{ #anchor }``, if it has one.
+def _outline(parts: list[Heading | tuple[str, bool]], title: str | None, anchors: Anchors | None) -> Outline:
+    headings = [part for part in parts if isinstance(part, Heading)]
+    given = iter(anchors(headings) if anchors and headings else [h.anchor for h in headings])
+    outline = Outline(title)
+    for part in parts:
+        if isinstance(part, Heading):
+            outline.heading(part.level, part.text, next(given))
+        else:
+            outline.block(part[0], code=part[1])
+    return outline
 
-    >>> _anchor("Check it { #check-it }"), _anchor("Plain")
-    (('Check it', 'check-it'), ('Plain', None))
+
+def _anchor(heading: str) -> tuple[str, str | None]:
+    """A heading's text and the id its trailing attribute list gives, if it has one.
+
+    >>> _anchor("Check it { #check-it }"), _anchor("Plain"), _anchor("Styled {: .wide #styled }"), _anchor("Wide {.wide}")
+    (('Check it', 'check-it'), ('Plain', None), ('Styled', 'styled'), ('Wide', None))
     """
-    match = _ANCHOR.search(heading)
+    match = _ATTRIBUTES.search(heading)
     if not match:
         return heading.strip(), None
-    return heading[: match.start()].strip(), match.group(1)
+    found = _ID.search(match.group(0).strip())
+    return heading[: match.start()].strip(), found.group(1) if found else None
 
 
 def _first(fields: dict[str, tuple[str, ...]], key: str) -> str | None:

@@ -9,6 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from schema_search.cli.docs import UNITS
 from schema_search.cli.main import command_line
 from schema_search.cli.output import examples, print_table, progress
 from schema_search.settings import Settings
@@ -67,7 +68,7 @@ def _docs_eval(args: argparse.Namespace, settings: Settings) -> int:
             corpus = _corpus_name(args.source)
             print(f"Indexing {args.source} as corpus {corpus!r} in {settings.home} ...", file=sys.stderr)
             Workspace(settings).corpora.index(
-                args.source, corpus=corpus, url_template=args.url_template, progress=progress("chunk")
+                args.source, corpus=corpus, url_template=args.url_template, progress=progress(UNITS)
             )
         workspace = Workspace(settings)
         info = workspace.corpora.info(corpus)

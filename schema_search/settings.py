@@ -212,6 +212,13 @@ class Settings(BaseSettings):
             "when at most this share of the documents contain it; 0 turns pinning of chunks off."
         ),
     )
+    docs_pin_gap: bool = Field(
+        True,
+        description=(
+            "A reference in more than SCHEMA_SEARCH_DOCS_PIN_SHARE of the documents still pins the chunks nearest "
+            "the question before a clear gap in their distances (none when they slope evenly); needs the dense channel."
+        ),
+    )
     docs_weight_pages: float = Field(
         1.0,
         ge=0,
@@ -396,6 +403,16 @@ class Settings(BaseSettings):
             "sharply when its threads compete with other work)."
         ),
     )
+    rewrite_model: str = Field(
+        "deterministic",
+        description=(
+            "How a follow-up question sent with `history` is written out before it is searched: "
+            "`deterministic` (the history's subject carried in by rule, no model), `none` (searched as asked), "
+            "or a litellm model (`local/smollm2`, `openai/...`); on any model failure the question is searched "
+            "as asked."
+        ),
+    )
+    rewrite_timeout: float = Field(10.0, gt=0, description="Seconds allowed for a model's follow-up rewrite.")
 
     _sources: Sources = PrivateAttr(default_factory=Sources)
 

@@ -3,7 +3,7 @@
 * ``default``: exactly what ``Workspace.corpora.search`` ships (fusion, page channel,
   pins, floor, cap per page).
 * one per channel (``headings``, ``body``, ``dense``): that channel's chunk ranking alone.
-* ``default-no-<stage>``: the default with one stage off (pins, floor, keyword anchors,
+* ``default-no-<stage>``: the default with one stage off (pins, the pins' gap rule, floor, keyword anchors,
   cap per page, page channel, dense channel, headings channel), the ablation of each;
   ``default-no-page-stages`` turns the page channel, the cap and the anchors off at once,
   ``default-grouped`` lists each page's passages together.
@@ -35,6 +35,8 @@ PEER_BM25 = "peer-bm25-pages"
 PEER_DENSE = "peer-dense-chunks"
 ABLATIONS = {
     "default-no-pins": {"pin_identifiers": False},
+    # A reference in many documents pins nothing at all, as before the gap rule.
+    "default-no-pin-gap": {"pin_gap": False},
     "default-no-floor": {"relevance_floor": False},
     "default-no-anchors": {"keyword_anchors": False},
     "default-no-spread": {"per_page": 0},
@@ -66,9 +68,8 @@ def available(channels: Sequence[str]) -> list[str]:
      'default-grouped', 'default-no-pages', 'default-no-page-stages', 'default-no-headings', 'peer-bm25-pages', 'peer-dense-chunks']
     """
     # The floor and the dense ablation need the dense channel; dropping a channel needs that channel.
-    needs = {
-        name: change.get("drop", "dense" if name == "default-no-floor" else None) for name, change in ABLATIONS.items()
-    }
+    dense_only = ("default-no-floor", "default-no-pin-gap")
+    needs = {name: change.get("drop", "dense" if name in dense_only else None) for name, change in ABLATIONS.items()}
     ablations = [name for name, need in needs.items() if need is None or need in channels]
     return [DEFAULT, *channels, *ablations, PEER_BM25, PEER_DENSE]
 

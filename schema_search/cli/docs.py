@@ -102,11 +102,20 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         **examples(
             'schemasift docs search "how do I rotate a key?" --corpus handbook',
             'schemasift docs search "retention policy" --corpus handbook -k 3 --json',
+            'schemasift docs search "how do I test it?" --history "how do I open a websocket?" --corpus fastapi',
         ),
     )
     search.add_argument("question", help="the question, in plain language (quote it)")
     search.add_argument("--corpus", required=True, help="corpus to search")
     search.add_argument("-k", type=int, default=None, help="how many passages (default 10)")
+    search.add_argument(
+        "--history",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="an earlier user message of the conversation, oldest first (repeat it): a follow-up question is "
+        "written out with them before it is searched",
+    )
     search.add_argument("--json", action="store_true", help="print the HTTP response body")
     search.set_defaults(run=_search)
 
@@ -187,9 +196,11 @@ def _index_url(args: argparse.Namespace, settings: Settings) -> CorpusIndexResul
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:
-    response = Workspace(settings).corpora.search(args.corpus, args.question, args.k)
+    response = Workspace(settings).corpora.search(args.corpus, args.question, args.k, args.history)
     if args.json:
         return print_json(response)
+    if response.retrieval_question and response.retrieval_question != response.question:
+        print(f"searched as: {response.retrieval_question}\n")
     print(search_text(response))
     return 0
 

@@ -40,6 +40,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     search.add_argument("question", help="the question, in plain language (quote it)")
     search.add_argument("--catalog", required=True, help="catalog to search")
     search.add_argument("-k", type=int, default=None, help="how many candidates (default 10)")
+    search.add_argument(
+        "--history",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="an earlier user message of the conversation, oldest first (repeat it): a follow-up question is "
+        "written out with them before it is searched",
+    )
     search.add_argument("--json", action="store_true", help="print the HTTP response body")
     search.set_defaults(run=_search)
 
@@ -105,7 +113,9 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:
-    response = Workspace(settings).catalogs.search(args.catalog, args.question, args.k)
+    response = Workspace(settings).catalogs.search(args.catalog, args.question, args.k, args.history)
+    if response.retrieval_question and response.retrieval_question != response.question and not args.json:
+        print(f"searched as: {response.retrieval_question}\n")
     if args.json:
         return print_json(response)
     if not response.candidates:

@@ -85,3 +85,37 @@ def pin_first(ranked: Iterable[str], pins: Sequence[str]) -> list[str]:
     """
     pinned_set = set(pins)
     return [*pins, *(t for t in ranked if t not in pinned_set)]
+
+
+# A reference in too many documents pins only the passages before a clear gap in their
+# distances to the question: a gap at least this wide (cosine distance) ...
+MIN_GAP = 0.08
+# ... and this many times the median step between neighbours. Set before any measurement,
+# from the case the rule answers (answers at 0.27 and 0.31, noise from 0.51: a 0.20 gap
+# over steps of about 0.01); eval.docs.identifiers reports what they do.
+GAP_RATIO = 3.0
+
+
+def before_gap(distances: Mapping[str, float], most: int) -> list[str]:
+    """The items nearest the question before the largest gap in their sorted distances, or none.
+
+    Used when a verbatim reference matches more passages than the answer can hold: sorted
+    by distance, the answer-bearing ones sit apart from the rest when there is a clear gap
+    within the first ``most``; an even slope means they are indistinguishable, and any few
+    of them would be a sample, not the answer.
+
+    >>> before_gap({"a": 0.27, "b": 0.31, "c": 0.51, "d": 0.52, "e": 0.53, "f": 0.55}, most=5)
+    ['a', 'b']
+    >>> before_gap({"a": 0.30, "b": 0.32, "c": 0.34, "d": 0.36, "e": 0.38}, most=3)
+    []
+    """
+    ordered = sorted(distances.items(), key=lambda pair: (pair[1], pair[0]))
+    if len(ordered) < 2 or most < 1:
+        return []
+    steps = [b[1] - a[1] for a, b in zip(ordered, ordered[1:])]
+    typical = sorted(steps)[len(steps) // 2]
+    # Only a gap the answer can hold counts: after at most ``most`` items.
+    at = max(range(min(most, len(steps))), key=lambda i: (steps[i], -i))
+    if steps[at] < MIN_GAP or steps[at] < GAP_RATIO * typical:
+        return []
+    return [item for item, _ in ordered[: at + 1]]

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, StrictInt
 
 from ..core.explain import RankingContext
+from ..core.followup import MAX_HISTORY_MESSAGES, Rewrite
 
 FETCHED = (
     "When the page was fetched (ISO 8601, UTC), for a corpus indexed from a URL: what the passage says is as "
@@ -47,11 +48,21 @@ class ChunkResult(BaseModel):
 class DocsSearchRequest(BaseModel):
     question: str = Field(pattern=r"\S", description="The question, in plain language.")
     k: StrictInt | None = Field(None, description="How many passages at most (default from settings).")
+    history: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_HISTORY_MESSAGES,
+        description="The conversation's earlier user messages, oldest first: a follow-up question "
+        '("how do I test it?") is written out with them before it is searched. Nothing is stored.',
+    )
 
 
 class DocsSearchResponse(RankingContext):
     corpus: str
     question: str
+    retrieval_question: str | None = Field(
+        None, description="The text actually searched: `question`, or a follow-up written out with its `history`."
+    )
+    rewrite: Rewrite | None = Field(None, description="Whether and how a follow-up was written out before the search.")
     off_topic: bool = Field(False, description="Nothing in the corpus relates to the question (results is then empty).")
     results: list[ChunkResult]
 

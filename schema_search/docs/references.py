@@ -15,25 +15,30 @@ Three kinds of reference are taken verbatim from a question:
 A labelled number or version points at every chunk that has it in its header or
 text. Chunks whose header has the reference come first. A reference found in more
 than ``share`` of the documents says little about which passage is meant (a corpus
-about FastAPI says ``FastAPI`` on almost every page) and pins nothing.
+about FastAPI says ``FastAPI`` on almost every page): it pins only the chunks nearest
+the question before a clear gap in their distances (:func:`~schema_search.core.pin.before_gap`),
+and none when the distances slope evenly or the dense channel is off.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..core import pin
 from ..core.analyzer import words
 from ..core.index import FieldRanker
+from ..core.pin import before_gap
 from .corpus import Chunk
 
 # Chunks tantivy hands over for checking, per reference and field.
 CANDIDATES = 2000
 # However small the corpus, a reference in this many documents may still pin.
 MIN_DOCUMENTS = 3
+# A reference in more than this share of the documents is the corpus's subject, not an identifier.
+SUBJECT_SHARE = 0.5
 _LABELLED = re.compile(r"^([A-Za-z]+)[ -]?(\d+)$")
 _BACKTICKED = re.compile(r"`([^`]+)`")
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)$")
@@ -107,30 +112,45 @@ def pinned_chunks(
     documents: int,
     share: float,
     labels: Collection[str] = (),
-) -> list[tuple[str, bool]]:
-    """``(chunk id, found in its context header)`` for every chunk a reference of the question points at.
+    distances: Callable[[list[str]], Mapping[str, float]] | None = None,
+    most: int = 10,
+) -> tuple[list[tuple[str, bool]], list[str]]:
+    """``(chunk id, found in its context header)`` for every chunk a reference of the question points at,
+    and the chunks a reference in too many documents keeps by its gap.
 
     Args:
         documents: how many documents the corpus has.
-        share: a reference in more than this share of them pins nothing.
+        share: a reference in more than this share of them pins only what its gap rule keeps.
+        distances: chunk ids -> their distances to the question (the dense channel), for that rule.
+        most: how many passages the answer holds: the gap must come within them.
 
     A chunk that several references point at is listed once, in its header if any
     reference is. The search puts chunks whose header has a reference first (they
-    are *about* it; the rest mention it), each group in its fused order.
+    are *about* it; the rest mention it), each group in its fused order. Chunks kept by
+    a gap are not put first: they stay above the floor in the fused order, as a keyword
+    match does. Put first, a generic word's nearest passages (``Annotated`` in FastAPI's
+    docs) pushed the page about it down; kept, the answer still holds them.
     """
     limit = max(MIN_DOCUMENTS, math.floor(share * documents))
     found: dict[str, bool] = {}
+    kept: dict[str, None] = {}
     for reference in references(question, labels):
-        for chunk_id, in_header in _containing(reference, fields, chunk, limit) or ():
-            found[chunk_id] = found.get(chunk_id, False) or in_header
-    return list(found.items())
+        chunks, spread = _containing(reference, fields, chunk)
+        if spread <= limit:
+            for chunk_id, in_header in chunks.items():
+                found[chunk_id] = found.get(chunk_id, False) or in_header
+        # In most documents it is what the corpus is about ("FastAPI" in FastAPI's docs): no gap
+        # among its passages says anything about the question.
+        elif distances is not None and spread <= SUBJECT_SHARE * documents:
+            kept.update(dict.fromkeys(before_gap(distances(list(chunks)), most)))
+    return list(found.items()), [chunk_id for chunk_id in kept if chunk_id not in found]
 
 
 def _containing(
-    reference: Reference, fields: FieldRanker, chunk: Callable[[str], Chunk | None], limit: int
-) -> list[tuple[str, bool]] | None:
-    """Chunks that point at ``reference``; ``None`` when more than ``limit`` documents have it at all."""
-    found = []
+    reference: Reference, fields: FieldRanker, chunk: Callable[[str], Chunk | None]
+) -> tuple[dict[str, bool], int]:
+    """Chunks that point at ``reference`` (-> whether their header has it), and how many documents have it at all."""
+    found: dict[str, bool] = {}
     documents: set[str] = set()
     for chunk_id in dict.fromkeys(_ids(fields, words(reference.text))):
         item = chunk(chunk_id)
@@ -141,11 +161,9 @@ def _containing(
         if not (in_header or in_text):
             continue
         documents.add(item.document)
-        if len(documents) > limit:
-            return None
         if in_header or not reference.header_only:
-            found.append((chunk_id, in_header))
-    return found
+            found[chunk_id] = in_header
+    return found, len(documents)
 
 
 def _ids(fields: FieldRanker, terms: list[str]) -> Iterable[str]:

@@ -40,6 +40,10 @@ class DocsSearchConfig:
     scale_by_coverage: bool = True
     pin_identifiers: bool = True
     pin_share: float = 0.05
+    # A reference past ``pin_share`` pins the chunks before the gap in their distances (``core.pin.before_gap``),
+    # a gap within the first ``gap_within``: what an answer holds, however deep a caller asks.
+    pin_gap: bool = True
+    gap_within: int = 10
     relevance_floor: bool = True
     # Chunks with every meaningful word of the question in their headings or body stay
     # above the floor, and keep the question on topic (``floor.apply_floor``).
@@ -129,11 +133,12 @@ class CorpusSearcher:
         # A corpus has thousands of chunks: some chunk is always a little near any text,
         # so off topic is judged against how near unrelated text gets to its nearest chunk.
         relevance = self.channels.relevance(question, rankings, nearest_topic_floor=True)
-        found = self._pins(question, config) if config.pin_identifiers else []
+        found, kept = self._pins(question, k, config) if config.pin_identifiers else ([], [])
         about = {chunk for chunk, in_header in found if in_header}
         pins = [chunk for chunk, _ in found]
         nearest = relevance.nearest if relevance is not None and relevance.judges and pins else None
         anchors = self.channels.matching_all(question, FIELDS, config.depth) if config.keyword_anchors else []
+        anchors += kept  # a crowded reference's passages before its gap: kept above the floor, not moved first
         page_ranks = (
             {page: position for position, page in enumerate(self.pages.rank(question, config.depth), 1)}
             if self.pages is not None and config.page_weight > 0
@@ -176,10 +181,25 @@ class CorpusSearcher:
         chunk = self.chunk(chunk_id)
         return chunk.document if chunk is not None else chunk_id
 
-    def _pins(self, question: str, config: DocsSearchConfig) -> list[tuple[str, bool]]:
-        """``(chunk, its header has the reference)`` for the chunks the question's references point at."""
+    def _pins(self, question: str, k: int, config: DocsSearchConfig) -> tuple[list[tuple[str, bool]], list[str]]:
+        """``(chunk, its header has the reference)`` for the chunks the question's references point at,
+        and those a reference in too many documents keeps by the gap in their distances."""
         if self.channels.fields is None:
-            return []
+            return [], []
+
+        def distances(ids: list[str]) -> dict[str, float]:
+            closeness = self.channels.closeness(question, ids)  # the question's scores are cached
+            if closeness is None:
+                return {}
+            return {i: d for i in ids if (d := closeness.distance(i)) is not None}
+
         return pinned_chunks(
-            question, self.channels.fields, self.chunk, len(self.corpus.documents), config.pin_share, self.labels
+            question,
+            self.channels.fields,
+            self.chunk,
+            len(self.corpus.documents),
+            config.pin_share,
+            self.labels,
+            distances=distances if config.pin_gap and self.channels.vectors is not None else None,
+            most=min(k, config.gap_within),
         )

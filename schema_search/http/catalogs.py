@@ -52,7 +52,9 @@ async def search(name: Name, request: SearchRequest, ws: WorkspaceDep) -> Search
     # new generation takes seconds, so that one step goes to the thread pool.
     if not ws.catalogs.is_open(name):
         await run_in_threadpool(ws.catalogs.searcher, name)
-    return ws.catalogs.search(name, request.question, request.k)
+    if ws.rewrite_waits(request.history):  # a model's rewrite waits on I/O: not on the event loop
+        return await run_in_threadpool(ws.catalogs.search, name, request.question, request.k, request.history)
+    return ws.catalogs.search(name, request.question, request.k, request.history)
 
 
 @router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422, 503))

@@ -32,6 +32,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from .. import __version__
+from ..core.followup import MAX_HISTORY_MESSAGES
 from ..errors import SchemaSearchError
 from ..preflight.gate import ExecuteResult
 from ..preflight.gate import description as execute_description
@@ -228,8 +229,11 @@ def _add_table_tools(server: MCPServer, sources: Served, ledger: Callable[[Conte
         ctx: Context,
         k: int | None = None,
         catalog: str | None = None,
+        history: History = None,
     ) -> Annotated[CallToolResult, SearchTablesResult]:
-        return _answer(lambda: sources.search_tables(question, k, ledger(ctx), catalog), table_tools.search_text)
+        return _answer(
+            lambda: sources.search_tables(question, k, ledger(ctx), catalog, history), table_tools.search_text
+        )
 
     def get_table(
         table_or_source_id: Annotated[
@@ -289,6 +293,17 @@ def _add_execute_tool(server: MCPServer, sources: Served, ledger: Callable[[Cont
     registered.parameters = with_required(registered.parameters, execute_tags(max_rows))
 
 
+# The conversation's earlier user messages: a follow-up ("how do I test it?") is written out with them.
+History = Annotated[
+    list[str] | None,
+    Field(
+        description="The user's earlier messages in this conversation, oldest first; send them when the "
+        'question is a follow-up ("and for cookies?", "how do I test it?"). Nothing is stored.',
+        max_length=MAX_HISTORY_MESSAGES,
+    ),
+]
+
+
 def _add_doc_tools(
     server: MCPServer, tools: DocTools, ledger: Callable[[Context], Ledger], cite: CiteBy, max_k: int
 ) -> None:
@@ -300,8 +315,9 @@ def _add_doc_tools(
         ctx: Context,
         k: int | None = None,
         corpus: Annotated[str | None, Field(description="Which corpus; default: every one served.")] = None,
+        history: History = None,
     ) -> Annotated[CallToolResult, SearchDocsResult]:
-        return _answer(lambda: tools.search_docs(question, k, ledger(ctx), corpus), doc_tools.search_docs_text)
+        return _answer(lambda: tools.search_docs(question, k, ledger(ctx), corpus, history), doc_tools.search_docs_text)
 
     search_docs.__annotations__["k"] = _k("passages", max_k)  # this server's bound
     server.tool(description=described["search_docs"], annotations=READ_ONLY)(search_docs)

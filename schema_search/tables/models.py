@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from ..core.explain import RankingContext
+from ..core.followup import MAX_HISTORY_MESSAGES, Rewrite
 
 
 class ColumnInfo(BaseModel):
@@ -113,6 +114,12 @@ class SearchRequest(BaseModel):
     question: str = Field(pattern=r"\S", description="The question, in plain language.")
     # Strict: JSON true is no number, though Python would read it as 1.
     k: StrictInt | None = Field(None, description="How many candidates at most (default from settings).")
+    history: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_HISTORY_MESSAGES,
+        description="The conversation's earlier user messages, oldest first: a follow-up question "
+        '("how do I test it?") is written out with them before it is searched. Nothing is stored.',
+    )
 
 
 class ExampleInput(BaseModel):
@@ -154,6 +161,10 @@ class ExamplesResponse(BaseModel):
 class SearchResponse(RankingContext):
     catalog: str
     question: str
+    retrieval_question: str | None = Field(
+        None, description="The text actually searched: `question`, or a follow-up written out with its `history`."
+    )
+    rewrite: Rewrite | None = Field(None, description="Whether and how a follow-up was written out before the search.")
     off_topic: bool = Field(
         False,
         description="Nothing in the catalog relates to the question (candidates is then empty).",

@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ..core.followup import Rewrite
 from ..docs.models import ChunkResult, SourceDetail
 from ..errors import DocumentNotFound, InvalidInput
 from ..workspace import Workspace
@@ -102,6 +103,10 @@ class SearchDocsResult(BaseModel):
     corpora: list[str]
     cite_by: CiteBy = Field("ids", description="Whether passages are cited by source ID or by URL.")
     question: str
+    retrieval_question: str | None = Field(
+        None, description="The text searched: the question, or it written out with `history`."
+    )
+    rewrite: Rewrite | None = None
     off_topic: bool = Field(description="Nothing in the documents relates to the question.")
     notice: str
     passages: list[Passage]
@@ -132,10 +137,17 @@ class DocTools:
         for corpus in self.corpora if check else ():
             workspace.corpora.store.current(corpus)
 
-    def search_docs(self, question: str, k: int | None, ledger: Ledger, corpus: str | None = None) -> SearchDocsResult:
+    def search_docs(
+        self,
+        question: str,
+        k: int | None,
+        ledger: Ledger,
+        corpus: str | None = None,
+        history: list[str] | None = None,
+    ) -> SearchDocsResult:
         """Search one corpus, or every one served, interleaving their rankings rank by rank."""
         names = [self._corpus(corpus)] if corpus else self.corpora
-        responses = [self.workspace.corpora.search(name, question, k) for name in names]
+        responses = [self.workspace.corpora.search(name, question, k, history) for name in names]
         # Scores of different corpora are not comparable; ranks are: first of each, then second of each, ...
         hits = []
         for rank in range(max((len(r.results) for r in responses), default=0)):
@@ -146,6 +158,8 @@ class DocTools:
             corpora=names,
             cite_by=self.cite,
             question=responses[0].question if responses else question,
+            retrieval_question=responses[0].retrieval_question if responses else None,
+            rewrite=responses[0].rewrite if responses else None,
             off_topic=all(r.off_topic for r in responses),
             notice=self.notice,
             passages=passages,

@@ -109,8 +109,10 @@ class Served:
             )
         return self.tables[name]
 
-    def search_tables(self, question: str, k: int | None, ledger, catalog: str | None = None) -> SearchTablesResult:
-        return self.catalog(catalog).search_tables(question, k, ledger)
+    def search_tables(
+        self, question: str, k: int | None, ledger, catalog: str | None = None, history: list[str] | None = None
+    ) -> SearchTablesResult:
+        return self.catalog(catalog).search_tables(question, k, ledger, history)
 
     def validate_sql(self, sql: str, dialect: str | None = None, catalog: str | None = None) -> Validation:
         return self.catalog(catalog).validate_sql(sql, dialect)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..core.followup import Rewrite
 from ..sql.validate import Validation, validate_sql
 from ..tables.catalog import Catalog, Table, source_id
 from ..tables.models import ExampleInfo, JoinInfo, TableCandidate, TableDetail, ValueMatch
@@ -89,6 +90,10 @@ class TableHit(BaseModel):
 class SearchTablesResult(BaseModel):
     catalog: str
     question: str
+    retrieval_question: str | None = Field(
+        None, description="The text searched: the question, or it written out with `history`."
+    )
+    rewrite: Rewrite | None = None
     off_topic: bool = Field(description="Nothing in the catalog relates to the question.")
     notice: str
     tables: list[TableHit]
@@ -123,14 +128,18 @@ class SchemaTools:
         # Asked each time: a re-index swaps in a new generation under a running server.
         return self.workspace.catalogs.catalog(self.name)
 
-    def search_tables(self, question: str, k: int | None, ledger: Ledger) -> SearchTablesResult:
-        response = self.workspace.catalogs.search(self.name, question, k)
+    def search_tables(
+        self, question: str, k: int | None, ledger: Ledger, history: list[str] | None = None
+    ) -> SearchTablesResult:
+        response = self.workspace.catalogs.search(self.name, question, k, history)
         catalog = self.catalog
         hits = [_hit(catalog, candidate, response.unrelated_distance) for candidate in response.candidates]
         ledger.record(Source(h.source_id, "table", h.table) for h in hits)
         return SearchTablesResult(
             catalog=self.name,
             question=response.question,
+            retrieval_question=response.retrieval_question,
+            rewrite=response.rewrite,
             off_topic=response.off_topic,
             notice=NOTICE,
             tables=hits,

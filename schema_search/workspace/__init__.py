@@ -10,12 +10,17 @@ settings become the typed configs the layers below take.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from ..core.build import Progress
 from ..core.embedders import Embedder, shared_embedder
+from ..core.followup import Rewrite
 from ..errors import InvalidInput, PayloadTooLarge
 from ..settings import Settings
 from .catalogs import CATALOGS, Catalogs
 from .corpora import CORPORA, Corpora
+from .followups import check_history, retrieval_question
 
 __all__ = ["CATALOGS", "CORPORA", "Workspace"]
 
@@ -26,6 +31,7 @@ class Workspace:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self._embedder_loaded = False
+        self.rewrite_completion: Callable[..., Any] | None = None  # litellm.completion, unless a test fakes it
         self.catalogs = Catalogs(self)
         self.corpora = Corpora(self)
 
@@ -67,3 +73,18 @@ class Workspace:
         if not 1 <= k <= s.max_k:
             raise InvalidInput(f"k={k} is out of range.", hint=f"Use 1 <= k <= {s.max_k}.")
         return question, k
+
+    def retrieval(self, question: str, history: Sequence[str] | None) -> tuple[str, Rewrite]:
+        """The text to search for a checked ``question`` asked after ``history`` (the conversation's
+        earlier user messages), and how it was written; the question itself without history.
+
+        Raises:
+            InvalidInput: too many history messages.
+            PayloadTooLarge: a history message past ``max_question_chars``.
+        """
+        kept = check_history(history, self.settings.max_question_chars)
+        return retrieval_question(self.settings, question, kept, self.rewrite_completion)
+
+    def rewrite_waits(self, history: Sequence[str] | None) -> bool:
+        """Whether a search with ``history`` may wait on a model (then adapters keep it off an event loop)."""
+        return bool(history) and self.settings.rewrite_model not in ("deterministic", "none")

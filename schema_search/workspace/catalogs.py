@@ -178,18 +178,24 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
     def config(self) -> SearchConfig:
         return configs.search_config(self.settings)
 
-    def search(self, name: str, question: str, k: int | None = None) -> SearchResponse:
+    def search(
+        self, name: str, question: str, k: int | None = None, history: Sequence[str] | None = None
+    ) -> SearchResponse:
+        """Tables for ``question``; a follow-up is written out with ``history`` (earlier user messages) first."""
         question, k = self.workspace.check_request(question, k)
+        searched, rewrite = self.workspace.retrieval(question, history)
         searcher = self.searcher(name)
         config = self.config()
-        past = searcher.matching_examples(question, config)
-        result = searcher.search(question, k, config, past)
-        closeness = searcher.channels.closeness(question, [r.id for r in result.ranked])
+        past = searcher.matching_examples(searched, config)
+        result = searcher.search(searched, k, config, past)
+        closeness = searcher.channels.closeness(searched, [r.id for r in result.ranked])
         return SearchResponse(
             catalog=name,
             question=question,
+            retrieval_question=searched,
+            rewrite=rewrite,
             off_topic=result.off_topic,
-            candidates=candidates(searcher.catalog, result.ranked, question, closeness),
+            candidates=candidates(searcher.catalog, result.ranked, searched, closeness),
             examples=[] if result.off_topic else [_info(e) for e in past],
             **context(result, closeness),
         )

@@ -47,6 +47,7 @@ def docs_config(s: Settings) -> DocsSearchConfig:
         scale_by_coverage=s.scale_by_coverage,
         pin_identifiers=s.pin_identifiers and s.docs_pin_share > 0,
         pin_share=s.docs_pin_share,
+        pin_gap=s.docs_pin_gap,
         relevance_floor=s.relevance_floor,
         page_weight=s.docs_weight_pages,
         per_page=s.docs_per_page,

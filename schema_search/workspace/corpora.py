@@ -158,11 +158,16 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         """Chunk sizes from the settings; checked with the embedding model's tokenizer when it is on."""
         return configs.chunking(self.settings, self.workspace.embedder() if self.settings.dense else None)
 
-    def search(self, name: str, question: str, k: int | None = None) -> DocsSearchResponse:
+    def search(
+        self, name: str, question: str, k: int | None = None, history: Sequence[str] | None = None
+    ) -> DocsSearchResponse:
+        """Passages for ``question``; a follow-up is written out with ``history`` (earlier user messages) first."""
         question, k = self.workspace.check_request(question, k)
+        searched, rewrite = self.workspace.retrieval(question, history)
         searcher = self.searcher(name)
-        found = searcher.search(question, k, self.config())
-        return results.response(searcher, question, found)
+        found = searcher.search(searched, k, self.config())
+        response = results.response(searcher, searched, found)
+        return response.model_copy(update={"question": question, "retrieval_question": searched, "rewrite": rewrite})
 
     def source(self, name: str, source_id: str) -> SourceDetail:
         """A chunk, or a whole document, by its source ID (``S3fa21c``)."""

@@ -19,6 +19,7 @@ from ..core.build import Progress, write_indexes
 from ..core.closeness import distance
 from ..core.dense import DenseIndex
 from ..core.embedders import Embedder
+from ..core.followup import Rewrite
 from ..core.kind import ItemKind
 from ..core.store import Generation, Shelf, Store
 from ..settings import Settings
@@ -44,6 +45,8 @@ class Host(Protocol):
     def loaded_embedder(self, progress: Progress | None) -> Embedder: ...
 
     def check_request(self, question: str, k: int | None) -> tuple[str, int]: ...
+
+    def retrieval(self, question: str, history: Sequence[str] | None) -> tuple[str, Rewrite]: ...
 
 
 class Sources(Generic[Searcher, Info]):

@@ -62,4 +62,6 @@ def test_the_committed_question_sets_are_well_formed_and_name_real_pages():
         }
         vite = REPO / "eval" / "data" / "vite_docs" / "pages"  # indexed with --url-template https://vite.dev/{path}
         known |= {f"https://vite.dev/{p.relative_to(vite).with_suffix('').as_posix()}" for p in vite.rglob("*.md")}
+        samples = (REPO / "sample_docs").glob("*/manifest.jsonl")  # the product docs of the aspect questions
+        known |= {json.loads(line)["url"] for m in samples for line in m.read_text().splitlines() if line.strip()}
         assert all(url in known for s in sets.values() for q in s.questions for url in q.gold)

@@ -212,6 +212,13 @@ class Settings(BaseSettings):
             "when at most this share of the documents contain it; 0 turns pinning of chunks off."
         ),
     )
+    next_batch: bool = Field(
+        True,
+        description=(
+            "A search that names its session and turn ranks three times k once; a repeat of its question in the "
+            "same turn gets the next k of that ranking, once."
+        ),
+    )
     docs_pin_gap: bool = Field(
         True,
         description=(

@@ -54,6 +54,13 @@ class DocsSearchRequest(BaseModel):
         description="The conversation's earlier user messages, oldest first: a follow-up question "
         '("how do I test it?") is written out with them before it is searched. Nothing is stored.',
     )
+    session: str | None = Field(
+        None,
+        max_length=200,
+        description="The conversation, as the caller names it: with `turn`, a repeat of the turn's question "
+        "gets the next batch of its ranking, once.",
+    )
+    turn: str | int | None = Field(None, description="The conversation's turn (any label), with `session`.")
 
 
 class DocsSearchResponse(RankingContext):
@@ -64,6 +71,11 @@ class DocsSearchResponse(RankingContext):
     )
     rewrite: Rewrite | None = Field(None, description="Whether and how a follow-up was written out before the search.")
     off_topic: bool = Field(False, description="Nothing in the corpus relates to the question (results is then empty).")
+    batch: int | None = Field(
+        None,
+        description="With a session and turn: 1 for a turn's first search, 2 for the next batch of the same "
+        "ranking, returned once to a repeat of its question (none of those passages were in batch 1).",
+    )
     results: list[ChunkResult]
 
 

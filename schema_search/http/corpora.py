@@ -43,9 +43,11 @@ async def search(name: Name, request: DocsSearchRequest, ws: WorkspaceDep) -> Do
     # On the event loop like the catalogs' search; opening a new generation in the thread pool.
     if not ws.corpora.is_open(name):
         await run_in_threadpool(ws.corpora.searcher, name)
+    turn = None if request.turn is None else str(request.turn)
+    asked = (name, request.question, request.k, request.history, request.session, turn)
     if ws.rewrite_waits(request.history):  # a model's rewrite waits on I/O: not on the event loop
-        return await run_in_threadpool(ws.corpora.search, name, request.question, request.k, request.history)
-    return ws.corpora.search(name, request.question, request.k, request.history)
+        return await run_in_threadpool(ws.corpora.search, *asked)
+    return ws.corpora.search(*asked)
 
 
 @router.get("/{name}/fields", tags=["structured"], responses=problem_responses(404, 409, 422, 503))

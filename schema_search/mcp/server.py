@@ -316,8 +316,19 @@ def _add_doc_tools(
         k: int | None = None,
         corpus: Annotated[str | None, Field(description="Which corpus; default: every one served.")] = None,
         history: History = None,
+        turn: Annotated[
+            str | None,
+            Field(
+                description="This conversation turn's label (e.g. its number): searching the same question again "
+                "in the same turn returns the next batch of results, once."
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, SearchDocsResult]:
-        return _answer(lambda: tools.search_docs(question, k, ledger(ctx), corpus, history), doc_tools.search_docs_text)
+        session = (ctx.headers or {}).get("mcp-session-id") or _LOCAL_SESSION  # as the ledger is kept
+        return _answer(
+            lambda: tools.search_docs(question, k, ledger(ctx), corpus, history, session, turn),
+            doc_tools.search_docs_text,
+        )
 
     search_docs.__annotations__["k"] = _k("passages", max_k)  # this server's bound
     server.tool(description=described["search_docs"], annotations=READ_ONLY)(search_docs)

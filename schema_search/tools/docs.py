@@ -100,6 +100,9 @@ class Passage(BaseModel):
 
 
 class SearchDocsResult(BaseModel):
+    batch: int | None = Field(
+        None, description="2: the next batch of this turn's ranking (none of these passages were shown before)."
+    )
     corpora: list[str]
     cite_by: CiteBy = Field("ids", description="Whether passages are cited by source ID or by URL.")
     question: str
@@ -144,10 +147,15 @@ class DocTools:
         ledger: Ledger,
         corpus: str | None = None,
         history: list[str] | None = None,
+        session: str | None = None,
+        turn: str | None = None,
     ) -> SearchDocsResult:
-        """Search one corpus, or every one served, interleaving their rankings rank by rank."""
+        """Search one corpus, or every one served, interleaving their rankings rank by rank.
+
+        With a ``session`` and ``turn``, a repeat of the turn's question gets the next batch.
+        """
         names = [self._corpus(corpus)] if corpus else self.corpora
-        responses = [self.workspace.corpora.search(name, question, k, history) for name in names]
+        responses = [self.workspace.corpora.search(name, question, k, history, session, turn) for name in names]
         # Scores of different corpora are not comparable; ranks are: first of each, then second of each, ...
         hits = []
         for rank in range(max((len(r.results) for r in responses), default=0)):
@@ -163,6 +171,7 @@ class DocTools:
             off_topic=all(r.off_topic for r in responses),
             notice=self.notice,
             passages=passages,
+            batch=max((r.batch or 0 for r in responses), default=0) or None,
         )
 
     def get_document(self, source_id: str, ledger: Ledger, corpus: str | None = None) -> GetDocumentResult:
@@ -230,6 +239,8 @@ def search_docs_text(result: SearchDocsResult) -> str:
         what = "relates to" if result.off_topic else "matches"
         return f"Nothing in {where} {what} {result.question!r}. Say that the documents do not cover it."
     lines = [f"{len(result.passages)} passages from {where} for {result.question!r}.", result.notice, ""]
+    if result.batch == 2:  # said first: an agent that searched again must know these are new
+        lines.insert(1, "The next batch of the same ranking: none of these passages was in your first results.")
     for p in result.passages:
         near = (
             f"; distance {p.distance:.2f} (unrelated text: {p.unrelated_distance:.2f})"

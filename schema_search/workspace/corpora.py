@@ -25,7 +25,7 @@ from ..structured.collection import STRUCTURED_FILE, Collection, load_collection
 from ..structured.fields import Choices
 from ..structured.models import FieldsResponse
 from ..structured.sources import corpus_collection
-from . import configs
+from . import batches, configs
 from .sources import Sources, dense_info, since
 
 CORPORA = Shelf("corpora", "corpus", CorpusNotFound, "schemasift docs index FOLDER --corpus {name}")
@@ -159,15 +159,35 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         return configs.chunking(self.settings, self.workspace.embedder() if self.settings.dense else None)
 
     def search(
-        self, name: str, question: str, k: int | None = None, history: Sequence[str] | None = None
+        self,
+        name: str,
+        question: str,
+        k: int | None = None,
+        history: Sequence[str] | None = None,
+        session: str | None = None,
+        turn: str | None = None,
     ) -> DocsSearchResponse:
-        """Passages for ``question``; a follow-up is written out with ``history`` (earlier user messages) first."""
+        """Passages for ``question``; a follow-up is written out with ``history`` (earlier user messages) first.
+
+        With a ``session`` and a ``turn``, a repeat of the turn's question gets the next batch of
+        its ranking, once (:mod:`.batches`).
+        """
         question, k = self.workspace.check_request(question, k)
         searched, rewrite = self.workspace.retrieval(question, history)
+        asked = {"question": question, "retrieval_question": searched, "rewrite": rewrite}
+        key = (name, session, str(turn)) if session and turn is not None and self.settings.next_batch else None
+        if key is not None:
+            repeated = self.workspace.batches.repeat(key, batches.words(searched))
+            if repeated is not None:
+                return repeated.response.model_copy(update={**asked, "results": repeated.rest[:k], "batch": 2})
         searcher = self.searcher(name)
-        found = searcher.search(searched, k, self.config())
-        response = results.response(searcher, searched, found)
-        return response.model_copy(update={"question": question, "retrieval_question": searched, "rewrite": rewrite})
+        found = searcher.search(searched, k * batches.POOL if key is not None else k, self.config())
+        response = results.response(searcher, searched, found).model_copy(update=asked)
+        if key is None:
+            return response
+        first = response.model_copy(update={"results": response.results[:k], "batch": 1})
+        self.workspace.batches.keep(key, batches.Turn(batches.words(searched), first, response.results[k:]))
+        return first
 
     def source(self, name: str, source_id: str) -> SourceDetail:
         """A chunk, or a whole document, by its source ID (``S3fa21c``)."""

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Annotated
 
 import numpy as np
+from pydantic import BeforeValidator
 
 from .errors import InvalidInput
 
@@ -107,3 +109,18 @@ def lone_surrogate(body: bytes) -> str | None:
     except UnicodeEncodeError as error:
         return f"\\u{ord(error.object[error.start]):04x}"
     return None
+
+
+def _json_integer(value: object) -> object:
+    """What JSON calls an integer: a number with no fraction (``87`` or ``87.0``), never ``true`` or ``"87"``.
+
+    >>> _json_integer(87.0), _json_integer(5)
+    (87.0, 5)
+    """
+    if isinstance(value, (bool, str)):  # lax int would take true as 1 and "5" as 5
+        raise ValueError("must be a number (an integer), not a boolean or a string")
+    return value
+
+
+# An integer field of a request body, as its JSON schema says: 87.0 is 87; booleans and strings are refused.
+JsonInt = Annotated[int, BeforeValidator(_json_integer)]

@@ -212,6 +212,14 @@ class Settings(BaseSettings):
             "when at most this share of the documents contain it; 0 turns pinning of chunks off."
         ),
     )
+    docs_coverage_pass: bool = Field(
+        True,
+        description=(
+            "When the passages found lack the question's subject or aspect (a price, a duration, a contact, "
+            "refunds, compliance, retention, a trial, integrations), search once more for it and put what holds "
+            "it in the place of the last passages."
+        ),
+    )
     next_batch: bool = Field(
         True,
         description=(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, StrictInt
+from pydantic import BaseModel, Field, StrictStr
 
 from ..core.explain import RankingContext
 from ..core.followup import MAX_HISTORY_MESSAGES, Rewrite
+from ..json_body import JsonInt
 
 FETCHED = (
     "When the page was fetched (ISO 8601, UTC), for a corpus indexed from a URL: what the passage says is as "
@@ -47,7 +48,7 @@ class ChunkResult(BaseModel):
 
 class DocsSearchRequest(BaseModel):
     question: str = Field(pattern=r"\S", description="The question, in plain language.")
-    k: StrictInt | None = Field(None, description="How many passages at most (default from settings).")
+    k: JsonInt | None = Field(None, description="How many passages at most (default from settings).")
     history: list[str] = Field(
         default_factory=list,
         max_length=MAX_HISTORY_MESSAGES,
@@ -60,7 +61,15 @@ class DocsSearchRequest(BaseModel):
         description="The conversation, as the caller names it: with `turn`, a repeat of the turn's question "
         "gets the next batch of its ranking, once.",
     )
-    turn: str | int | None = Field(None, description="The conversation's turn (any label), with `session`.")
+    turn: StrictStr | JsonInt | None = Field(None, description="The conversation's turn (any label), with `session`.")
+
+
+class Coverage(BaseModel):
+    """What the coverage second pass looked for, what it searched, and the passages it added."""
+
+    looked_for: str = Field(description="What no passage of the first search showed: the subject, an aspect.")
+    searched: str = Field(description="The one more search run for it.")
+    added: list[str] = Field(description="Source IDs of the passages it added (they hold what was missing).")
 
 
 class DocsSearchResponse(RankingContext):
@@ -71,6 +80,11 @@ class DocsSearchResponse(RankingContext):
     )
     rewrite: Rewrite | None = Field(None, description="Whether and how a follow-up was written out before the search.")
     off_topic: bool = Field(False, description="Nothing in the corpus relates to the question (results is then empty).")
+    coverage: Coverage | None = Field(
+        None,
+        description="Set when the passages found lacked the question's subject or aspect (a price, a duration, "
+        "a contact): what a second search looked for and added.",
+    )
     batch: int | None = Field(
         None,
         description="With a session and turn: 1 for a turn's first search, 2 for the next batch of the same "

@@ -25,6 +25,7 @@ from ..core.embedders import Embedder
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.store import Generation
 from .corpus import Chunk, Corpus, Document, load_corpus, load_text
+from .coverage import title_words
 from .documents import FIELDS
 from .pages import PAGE_CHANNEL, PageRanker, lift_by_page
 from .references import pinned_chunks
@@ -102,6 +103,8 @@ class CorpusSearcher:
         self._documents = {d.id.lower(): d for d in corpus.documents}
         # The labels documents are known by ("pep" for "PEP 572"): cited in any case.
         self.labels = frozenset(d.label.split()[0].lower() for d in corpus.documents if d.label)
+        # The corpus's own words, for the coverage check's subject (docs.coverage).
+        self.vocabulary = title_words(d.title for d in corpus.documents)
 
     @classmethod
     def open(cls, generation: Generation, embedder: Embedder | None = None) -> CorpusSearcher:

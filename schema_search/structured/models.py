@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, StrictInt, model_validator
+from pydantic import BaseModel, Field, model_validator
+
+from ..json_body import JsonInt
 
 
 class ColumnInfo(BaseModel):
@@ -58,7 +60,7 @@ class QueryRequest(BaseModel):
         description='The JSON form: {"table", "select", "filter": [[column, op, value]], "group_by", "count", '
         '"order_by": [[column, "desc"]], "limit"}.',
     )
-    max_rows: StrictInt | None = Field(None, ge=1, description="Rows to return at most (capped by the server).")
+    max_rows: JsonInt | None = Field(None, ge=1, description="Rows to return at most (capped by the server).")
 
     @model_validator(mode="after")
     def _one_of(self) -> QueryRequest:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.explain import RankingContext
 from ..core.followup import MAX_HISTORY_MESSAGES, Rewrite
+from ..json_body import JsonInt
 
 
 class ColumnInfo(BaseModel):
@@ -113,7 +114,7 @@ class SearchRequest(BaseModel):
     # Not blank: the schema says what the server refuses (a request the schema allows is answered).
     question: str = Field(pattern=r"\S", description="The question, in plain language.")
     # Strict: JSON true is no number, though Python would read it as 1.
-    k: StrictInt | None = Field(None, description="How many candidates at most (default from settings).")
+    k: JsonInt | None = Field(None, description="How many candidates at most (default from settings).")
     history: list[str] = Field(
         default_factory=list,
         max_length=MAX_HISTORY_MESSAGES,

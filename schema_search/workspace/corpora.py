@@ -9,14 +9,14 @@ from pathlib import Path
 from ..core.build import Progress
 from ..core.embedders import Embedder
 from ..core.store import Generation, Shelf, check_name
-from ..docs import results
+from ..docs import coverage, results
 from ..docs.chunker import Chunking
 from ..docs.corpus import Corpus, write_corpus
 from ..docs.crawl.config import CrawlConfig
 from ..docs.crawl.mirror import Mirror, stamped
 from ..docs.crawl.site import crawl_site
 from ..docs.documents import CHUNKS
-from ..docs.models import CorpusIndexResult, CorpusInfo, CrawlCounts, DocsSearchResponse, SourceDetail
+from ..docs.models import CorpusIndexResult, CorpusInfo, Coverage, CrawlCounts, DocsSearchResponse, SourceDetail
 from ..docs.pages import write_pages
 from ..docs.search import CorpusSearcher, DocsSearchConfig
 from ..docs.sources import check_source, read_corpus
@@ -183,11 +183,38 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         searcher = self.searcher(name)
         found = searcher.search(searched, k * batches.POOL if key is not None else k, self.config())
         response = results.response(searcher, searched, found).model_copy(update=asked)
+        if self.settings.docs_coverage_pass:
+            response = self._cover(searcher, searched, response, k)
         if key is None:
             return response
         first = response.model_copy(update={"results": response.results[:k], "batch": 1})
         self.workspace.batches.keep(key, batches.Turn(batches.words(searched), first, response.results[k:]))
         return first
+
+    def _cover(
+        self, searcher: CorpusSearcher, question: str, response: DocsSearchResponse, k: int
+    ) -> DocsSearchResponse:
+        """The coverage second pass: when the first ``k`` passages lack the question's subject or
+        aspect (:mod:`~schema_search.docs.coverage`), one more search for it, and the passages of it
+        that hold what was missing put in the place of the last ones. Once, never in a loop."""
+        shown = response.results[:k]
+        if response.off_topic or not shown:
+            return response
+        lacking = coverage.missing(question, [_readable(r) for r in shown], searcher.vocabulary)
+        if not lacking:
+            return response
+        query = coverage.follow_up_query(question, lacking)
+        again = results.response(searcher, query, searcher.search(query, k, self.config()))
+        ids = {r.source_id for r in response.results}
+        fixes = [
+            r
+            for r in again.results
+            if r.source_id not in ids and coverage.fixes(question, _readable(r), lacking, searcher.vocabulary)
+        ][: coverage.MOST_ADDED]
+        kept = shown[: max(k - len(fixes), 0)]
+        merged = kept + fixes + [r for r in response.results[k:] if r not in kept]
+        report = Coverage(looked_for=lacking.described(), searched=query, added=[r.source_id for r in fixes])
+        return response.model_copy(update={"results": merged, "coverage": report})
 
     def source(self, name: str, source_id: str) -> SourceDetail:
         """A chunk, or a whole document, by its source ID (``S3fa21c``)."""
@@ -219,6 +246,11 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         if stored is not None and stored.tables:
             return stored
         return corpus_collection(self.searcher(generation.name).corpus, self._stored_choices(generation.name))
+
+
+def _readable(result) -> str:
+    """What a reader of a passage sees: its title, headings and text."""
+    return "\n".join([result.title, *result.heading_path, result.text])
 
 
 def _corpus_info(generation: Generation, corpus: Corpus) -> CorpusInfo:

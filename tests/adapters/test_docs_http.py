@@ -52,7 +52,7 @@ def test_list_show_search_and_document(reader):
     body = reader.post(
         "/v1/corpora/handbook/search", json={"question": "how fast are urgent tickets answered?", "k": 3}
     ).json()
-    assert set(body) == {
+    always = {
         "corpus",
         "question",
         "off_topic",
@@ -63,6 +63,9 @@ def test_list_show_search_and_document(reader):
         "channel_weights",
         "rrf_k",
     }
+    # Set when a follow-up was written out, a session named, a second pass run (null otherwise).
+    when_used = {"retrieval_question", "rewrite", "batch", "coverage"}
+    assert always <= set(body) <= always | when_used
     first = body["results"][0]
     assert set(first) >= {
         "source_id",

@@ -82,3 +82,12 @@ def test_the_eval_reports_what_the_next_batch_adds(tmp_path, capsys, monkeypatch
     assert batches.main([str(questions), "--corpus", "handbook", "--home", home, "-k", "1"]) == 0
     out = capsys.readouterr().out
     assert "next batch given: 1 of 1; passages in both batches: 0" in out
+
+
+def test_a_turn_or_k_of_the_wrong_kind_is_refused_and_a_whole_float_k_taken(tmp_path):
+    _workspace(tmp_path)
+    client = TestClient(create_app(Settings(home=tmp_path / "home", dense=False)))
+    for bad in ({"turn": False}, {"k": True}, {"k": "3"}, {"k": 2.5}):
+        refused = client.post("/v1/corpora/handbook/search", json={"question": QUESTION, **bad})
+        assert refused.status_code == 422 and refused.headers["content-type"] == "application/problem+json", bad
+    assert len(client.post("/v1/corpora/handbook/search", json={"question": QUESTION, "k": 2.0}).json()["results"]) == 2

@@ -18,7 +18,7 @@ from ..errors import InvalidInput
 from ..settings import Settings
 from ..workspace import Workspace
 from . import moved, structured
-from .output import confirm, counted, examples, print_json, print_table, print_warnings, progress
+from .output import add_history, confirm, counted, examples, print_json, print_table, print_warnings, progress
 
 SNIPPET_CHARS = 300
 UNITS = {
@@ -108,14 +108,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     search.add_argument("question", help="the question, in plain language (quote it)")
     search.add_argument("--corpus", required=True, help="corpus to search")
     search.add_argument("-k", type=int, default=None, help="how many passages (default 10)")
-    search.add_argument(
-        "--history",
-        action="append",
-        default=[],
-        metavar="TEXT",
-        help="an earlier user message of the conversation, oldest first (repeat it): a follow-up question is "
-        "written out with them before it is searched",
-    )
+    add_history(search)
     search.add_argument("--json", action="store_true", help="print the HTTP response body")
     search.set_defaults(run=_search)
 

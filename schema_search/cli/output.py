@@ -188,6 +188,18 @@ class HelpFormatter(argparse.HelpFormatter):
         return "\n".join(blocks)
 
 
+def add_history(command: argparse.ArgumentParser) -> None:
+    """The ``--history`` option of a search command: the conversation's earlier user messages."""
+    command.add_argument(
+        "--history",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="an earlier user message of the conversation, oldest first (repeat it): a follow-up question is "
+        "written out with them before it is searched",
+    )
+
+
 def examples(*lines: str) -> dict:
     """Keywords for ``add_parser`` giving a command 1-3 example lines under its help.
 

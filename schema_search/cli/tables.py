@@ -9,7 +9,7 @@ import textwrap
 
 from ..settings import Settings
 from ..workspace import Workspace
-from .output import confirm, counted, examples, print_json, print_table, print_warnings, progress
+from .output import add_history, confirm, counted, examples, print_json, print_table, print_warnings, progress
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -40,14 +40,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     search.add_argument("question", help="the question, in plain language (quote it)")
     search.add_argument("--catalog", required=True, help="catalog to search")
     search.add_argument("-k", type=int, default=None, help="how many candidates (default 10)")
-    search.add_argument(
-        "--history",
-        action="append",
-        default=[],
-        metavar="TEXT",
-        help="an earlier user message of the conversation, oldest first (repeat it): a follow-up question is "
-        "written out with them before it is searched",
-    )
+    add_history(search)
     search.add_argument("--json", action="store_true", help="print the HTTP response body")
     search.set_defaults(run=_search)
 

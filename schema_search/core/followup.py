@@ -20,11 +20,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 # The most history messages a request may carry, and how many the rewrite looks back over.
 MAX_HISTORY_MESSAGES = 20
+# A request's history field, as both kinds of search take it.
+History = Annotated[
+    list[str],
+    Field(
+        max_length=MAX_HISTORY_MESSAGES,
+        description="The conversation's earlier user messages, oldest first: a follow-up question "
+        '("how do I test it?") is written out with them before it is searched. Nothing is stored.',
+    ),
+]
 LOOK_BACK = 3
 # Fewer content words than this and a question has no subject of its own ("How do I test it?").
 SHORT_WORDS = 3

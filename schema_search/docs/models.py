@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, StrictStr
 
 from ..core.explain import RankingContext
-from ..core.followup import MAX_HISTORY_MESSAGES, Rewrite
+from ..core.followup import History, Rewrite
 from ..json_body import JsonInt
 
 FETCHED = (
@@ -49,12 +49,7 @@ class ChunkResult(BaseModel):
 class DocsSearchRequest(BaseModel):
     question: str = Field(pattern=r"\S", description="The question, in plain language.")
     k: JsonInt | None = Field(None, description="How many passages at most (default from settings).")
-    history: list[str] = Field(
-        default_factory=list,
-        max_length=MAX_HISTORY_MESSAGES,
-        description="The conversation's earlier user messages, oldest first: a follow-up question "
-        '("how do I test it?") is written out with them before it is searched. Nothing is stored.',
-    )
+    history: History = Field(default_factory=list)
     session: str | None = Field(
         None,
         max_length=200,

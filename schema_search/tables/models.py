@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.explain import RankingContext
-from ..core.followup import MAX_HISTORY_MESSAGES, Rewrite
+from ..core.followup import History, Rewrite
 from ..json_body import JsonInt
 
 
@@ -113,14 +113,9 @@ class TableCandidate(BaseModel):
 class SearchRequest(BaseModel):
     # Not blank: the schema says what the server refuses (a request the schema allows is answered).
     question: str = Field(pattern=r"\S", description="The question, in plain language.")
-    # Strict: JSON true is no number, though Python would read it as 1.
+    # JSON's integers: true is no number, though Python would read it as 1 (json_body.JsonInt).
     k: JsonInt | None = Field(None, description="How many candidates at most (default from settings).")
-    history: list[str] = Field(
-        default_factory=list,
-        max_length=MAX_HISTORY_MESSAGES,
-        description="The conversation's earlier user messages, oldest first: a follow-up question "
-        '("how do I test it?") is written out with them before it is searched. Nothing is stored.',
-    )
+    history: History = Field(default_factory=list)
 
 
 class ExampleInput(BaseModel):

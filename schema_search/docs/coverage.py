@@ -41,7 +41,7 @@ ASPECTS = (
             r"\b(price|pricing|cost|costs|how much|fee|fees|pay|per month|per year|preis|kosten)\b|价格|多少钱|料金|価格",
             _I,
         ),
-        re.compile(r"[$€£¥]|\b(USD|EUR|GBP|JPY|CHF)\b|\d+[.,]\d{2}\b|元|円", _I),
+        re.compile(r"[$€£¥]|\b(USD|EUR|GBP|JPY|CHF|euros?|dollars?|pounds?|cents?)\b|\d+[.,]\d{2}\b|元|円", _I),
         "price per month EUR USD",
     ),
     Aspect(
@@ -172,12 +172,16 @@ def follow_up_query(question: str, lacking: Missing) -> str:
 
     >>> follow_up_query("How much does the Starter plan cost per month?", Missing((), ("price",)))
     'Starter plan price per month EUR USD'
+    >>> follow_up_query("How much does a refund cost?", Missing((), ("price",)))
+    'refund price per month EUR USD'
     """
     subject = [w for w in _WORD.findall(question) if w.lower() not in _COMMON and len(w) > 2]
     asking = {
         word.lower() for aspect in ASPECTS if aspect.name in lacking.aspects for word in _WORD.findall(aspect.terms)
     }
-    kept = [w for w in subject if not any(a.asks.fullmatch(w) for a in ASPECTS) and w.lower() not in asking]
+    # The words that ask for a missing aspect give way to its terms; any other word is the subject ("refund").
+    lacked = [a for a in ASPECTS if a.name in lacking.aspects]
+    kept = [w for w in subject if not any(a.asks.fullmatch(w) for a in lacked) and w.lower() not in asking]
     terms = [aspect.terms for aspect in ASPECTS if aspect.name in lacking.aspects]
     return " ".join(dict.fromkeys([*kept, *lacking.subject, *terms]))
 

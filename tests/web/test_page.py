@@ -297,6 +297,18 @@ def test_a_passage_opens_in_its_document(tab: Tab):
     expect(passage).to_be_in_viewport()
 
 
+def test_a_second_pass_says_what_it_looked_for_and_added(tab: Tab):
+    question = "How do I contact support by phone?"
+    body = tab.page.request.post(f"{tab.base}/v1/corpora/handbook/search", data={"question": question}).json()
+    coverage = body["coverage"]  # no passage found shows a phone number or an e-mail: a second search ran
+    page = tab.open(search_hash("corpus", "handbook"))
+    page.get_by_label("Question", exact=True).fill(question)
+    page.get_by_label("Question", exact=True).press("Enter")
+    note = page.get_by_test_id("coverage-note")
+    expect(note).to_contain_text(f"No passage showed {coverage['looked_for']}")
+    expect(note).to_contain_text(coverage["searched"])
+
+
 def test_a_passage_without_a_web_address_shows_its_path_as_text(tab: Tab):
     found = tab.page.request.post(f"{tab.base}/v1/corpora/notes/search", data={"question": REFUND_QUESTION}).json()
     url = found["results"][0]["url"]

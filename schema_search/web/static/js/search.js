@@ -125,6 +125,8 @@ export function searchView(root, route) {
       results: isCatalog ? new Map(items.map((i) => [i.table, i.source_id])) : null,
     };
     const children = [];
+    const second = secondPass(response.coverage);
+    if (second) children.push(second);
     if (response.off_topic) children.push(offTopic(src, levels));
     else if (!items.length) children.push(h("p", { class: "notice" }, `No ${noun} matched the question.`));
     if (items.length) {
@@ -275,6 +277,23 @@ function levelsOf(response) {
     nearest: response.nearest_distance ?? null,
     fusion: { weights: response.channel_weights || {}, k: response.rrf_k ?? null },
   };
+}
+
+/**
+ * What the coverage second pass did, in a sentence, or null when it did not run: the
+ * passages found lacked the question's subject or aspect, so one more search ran for it.
+ * The server's words (what it looked for, what it searched) reach the page as text only.
+ */
+export function secondPass(coverage) {
+  if (!coverage) return null;
+  const added = coverage.added.length
+    ? `and added ${count(coverage.added.length, "passage")} that ${coverage.added.length === 1 ? "holds" : "hold"} it`
+    : "and found nothing that holds it";
+  return h(
+    "p",
+    { class: "notice", "data-testid": "coverage-note" },
+    `No passage showed ${coverage.looked_for}: a second search ran for “${coverage.searched}” ${added}.`,
+  );
 }
 
 function offTopic(src, levels) {

@@ -186,7 +186,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         if self.settings.docs_coverage_pass:
             response = self._cover(searcher, searched, response, k)
         if key is None:
-            return response
+            return response.model_copy(update={"results": response.results[:k]})
         first = response.model_copy(update={"results": response.results[:k], "batch": 1})
         self.workspace.batches.keep(key, batches.Turn(batches.words(searched), first, response.results[k:]))
         return first
@@ -212,7 +212,8 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
             if r.source_id not in ids and coverage.fixes(question, _readable(r), lacking, searcher.vocabulary)
         ][: coverage.MOST_ADDED]
         kept = shown[: max(k - len(fixes), 0)]
-        merged = kept + fixes + [r for r in response.results[k:] if r not in kept]
+        # The passages the fixes displaced lead what is kept back, for a next batch to show.
+        merged = kept + fixes + shown[len(kept) :] + response.results[k:]
         report = Coverage(looked_for=lacking.described(), searched=query, added=[r.source_id for r in fixes])
         return response.model_copy(update={"results": merged, "coverage": report})
 

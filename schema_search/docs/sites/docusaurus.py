@@ -31,7 +31,6 @@ from typing import Any
 
 from .. import readers
 from ..corpus import ParsedDocument
-from ..readers.headers import split_front_matter
 from ..readers.markdown import read_markdown
 from ..readers.mdx import strip_mdx
 from . import jsconfig
@@ -92,6 +91,7 @@ def _route_base(value: str | None, default: str) -> str:
 
 
 class DocusaurusSite(Site):
+    page_suffixes = PAGE_SUFFIXES
     kind = "docusaurus"
     ignored_dirs = ("node_modules", "build")
 
@@ -124,10 +124,7 @@ class DocusaurusSite(Site):
                 pages.append(path)
         return pages
 
-    def read(self, path: Path) -> tuple[str, ParsedDocument] | None:
-        if path.suffix.lower() not in PAGE_SUFFIXES:
-            return readers.read(path)
-        head, body = split_front_matter(readers.decode(path.read_bytes()))
+    def read_page(self, path: Path, head: str, body: str) -> tuple[str, ParsedDocument] | None:
         exported: dict[str, str] = {}
         if path.suffix.lower() == ".mdx" or self.settings.md_is_mdx:
             body, exported = strip_mdx(body)

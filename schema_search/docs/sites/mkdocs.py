@@ -23,7 +23,6 @@ from typing import Any
 
 from .. import readers
 from ..corpus import ParsedDocument
-from ..readers.headers import split_front_matter
 from ..readers.markdown import read_markdown
 from . import mkdocs_markup
 from .mkdocs_config import MkDocsConfig
@@ -35,6 +34,7 @@ PAGE_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
 
 
 class MkDocsSite(Site):
+    page_suffixes = PAGE_SUFFIXES
     kind = "mkdocs"
 
     def __init__(self, folder: Path, settings: MkDocsConfig, confine: Path | None = None) -> None:
@@ -73,10 +73,7 @@ class MkDocsSite(Site):
 
     # -- reading a page ---------------------------------------------------------------
 
-    def read(self, path: Path) -> tuple[str, ParsedDocument] | None:
-        if path.suffix.lower() not in PAGE_SUFFIXES:
-            return readers.read(path)
-        head, body = split_front_matter(readers.decode(path.read_bytes()))
+    def read_page(self, path: Path, head: str, body: str) -> tuple[str, ParsedDocument] | None:
         if self.settings.snippets is not None:
             body = mkdocs_markup.include_snippets(body, self._snippet)
         body, stubs = mkdocs_markup.drop_stubs(body)

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import readers
 from ..corpus import ParsedDocument
+from ..readers.headers import split_front_matter
 
 # How many file names a warning lists before it only counts.
 LISTED = 5
@@ -43,14 +44,26 @@ class Site:
         """The files that are pages, in path order; the rest are recorded with why (see :meth:`skip`)."""
         return list(files)
 
+    # Suffixes of the files the generator builds pages from; any other file is read by its format's reader.
+    page_suffixes: tuple[str, ...] = ()
+
     def read(self, path: Path) -> tuple[str, ParsedDocument] | None:
         """``(format, parsed page)``, or None for a file that turns out not to be a page (recorded).
+
+        A page (``page_suffixes``) goes to :meth:`read_page` as its front matter and body, as written.
 
         Raises:
             ValueError: the file cannot be read (the message says why).
             OSError: the file cannot be opened.
         """
-        return readers.read(path)
+        if path.suffix.lower() not in self.page_suffixes:
+            return readers.read(path)
+        head, body = split_front_matter(readers.decode(path.read_bytes()))
+        return self.read_page(path, head, body)
+
+    def read_page(self, path: Path, head: str, body: str) -> tuple[str, ParsedDocument] | None:
+        """A page of the generator's, from its front matter block (fences included) and its body."""
+        raise NotImplementedError
 
     def url(self, path: Path) -> str | None:
         """The URL the generator publishes ``path`` at, or None when it does not say."""

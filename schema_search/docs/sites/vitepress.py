@@ -91,6 +91,7 @@ def load_vitepress(path: Path) -> VitePressConfig:
 
 
 class VitePressSite(Site):
+    page_suffixes = (".md",)
     kind = "vitepress"
     ignored_dirs = ("node_modules",)
 
@@ -119,10 +120,7 @@ class VitePressSite(Site):
                 pages.append(path)
         return pages
 
-    def read(self, path: Path) -> tuple[str, ParsedDocument] | None:
-        if path.suffix.lower() != ".md":
-            return readers.read(path)
-        head, body = split_front_matter(readers.decode(path.read_bytes()))
+    def read_page(self, path: Path, head: str, body: str) -> tuple[str, ParsedDocument] | None:
         body = self._include(body, path.parent, 0)
         body = _CODE_IMPORT.sub("", body)
         body = unwrap_containers(map_prose(body, lambda prose: strip_tags(prose, expressions=False)))

@@ -176,8 +176,9 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         searched, rewrite = self.workspace.retrieval(question, history)
         asked = {"question": question, "retrieval_question": searched, "rewrite": rewrite}
         key = (name, session, str(turn)) if session and turn is not None and self.settings.next_batch else None
+        said = batches.words(searched) if key is not None else frozenset()  # a turn's question, read once
         if key is not None:
-            repeated = self.workspace.batches.repeat(key, batches.words(searched))
+            repeated = self.workspace.batches.repeat(key, said)
             if repeated is not None:
                 return repeated.response.model_copy(update={**asked, "results": repeated.rest[:k], "batch": 2})
         searcher = self.searcher(name)
@@ -188,7 +189,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         if key is None:
             return response.model_copy(update={"results": response.results[:k]})
         first = response.model_copy(update={"results": response.results[:k], "batch": 1})
-        self.workspace.batches.keep(key, batches.Turn(batches.words(searched), first, response.results[k:]))
+        self.workspace.batches.keep(key, batches.Turn(said, first, response.results[k:]))
         return first
 
     def _cover(

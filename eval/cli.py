@@ -7,7 +7,10 @@ error messages.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from schema_search.errors import InvalidInput
 from schema_search.settings import Settings
@@ -30,3 +33,9 @@ def one_embedding_thread(settings: Settings) -> Settings:
     if settings.embedding_threads is not None:
         return settings
     return settings.model_copy(update={"embedding_threads": 1})
+
+
+def write_json(path: Path | None, figures: Any) -> None:
+    """Write an eval's figures to ``path`` (the ``--out`` or ``--json`` a script was given), if any."""
+    if path is not None:
+        path.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

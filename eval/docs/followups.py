@@ -18,15 +18,18 @@ from pathlib import Path
 from schema_search.cli.docs import UNITS
 from schema_search.cli.output import print_table, progress
 from schema_search.llm import runtime
+from schema_search.llm.providers import import_litellm
+from schema_search.llm.rewrite import messages
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
-from ..cli import one_embedding_thread
+from ..cli import one_embedding_thread, write_json
 from ..metrics import all_gold_recall, mean, percentile, reciprocal_rank
 from .__main__ import _corpus_name
 from .questions import page
 
 KS = (1, 5, 10)
+FOLLOWUPS = Path(__file__).resolve().parents[1] / "docs_questions" / "followups_fastapi.jsonl"
 
 
 @dataclass(frozen=True)
@@ -53,14 +56,18 @@ def _pages(workspace: Workspace, corpus: str, text: str) -> list[str]:
     return list(dict.fromkeys(page(r.url) for r in found.results))
 
 
-def _row(name: str, workspace: Workspace, corpus: str, items: list[FollowUp], texts: list[str]) -> tuple:
+def recall(workspace: Workspace, corpus: str, items: list[FollowUp], texts: list[str]) -> dict[str, float]:
+    """All-gold page recall at each of ``KS`` and the MRR of ``texts`` searched for ``items``."""
     ranked = [_pages(workspace, corpus, text) for text in texts]
-    recall = [mean([all_gold_recall(r, i.gold, k) for r, i in zip(ranked, items)]) for k in KS]
-    mrr = mean([reciprocal_rank(r, i.gold) for r, i in zip(ranked, items)])
-    return (name, *(f"{v:.3f}" for v in recall), f"{mrr:.3f}")
+    figures = {f"R@{k}": mean([all_gold_recall(r, i.gold, k) for r, i in zip(ranked, items)]) for k in KS}
+    return figures | {"MRR": mean([reciprocal_rank(r, i.gold) for r, i in zip(ranked, items)])}
 
 
-def _rewritten(workspace: Workspace, items: list[FollowUp]) -> tuple[list[str], list[float], float, list[str]]:
+def _row(name: str, workspace: Workspace, corpus: str, items: list[FollowUp], texts: list[str]) -> tuple:
+    return (name, *(f"{v:.3f}" for v in recall(workspace, corpus, items, texts).values()))
+
+
+def rewritten(workspace: Workspace, items: list[FollowUp]) -> tuple[list[str], list[float], float, list[str]]:
     """Each follow-up as the workspace searches it with its history, the rewrite's ms, the trigger rate, fallbacks."""
     texts, timings, triggered, fell_back = [], [], 0, []
     for item in items:
@@ -74,6 +81,21 @@ def _rewritten(workspace: Workspace, items: list[FollowUp]) -> tuple[list[str], 
     return texts, timings, triggered / max(len(items), 1), fell_back
 
 
+def cost_per_call(model: str, items: list[FollowUp]) -> float:
+    """Mean USD a rewrite by ``model`` costs: the real prompt's tokens in, the written-out question's tokens out.
+
+    An estimate from litellm's token counter and price list (``LITELLM_LOCAL_MODEL_COST_MAP``
+    keeps it offline); no model is called.
+    """
+    litellm = import_litellm()
+    dollars = []
+    for item in items:
+        prompt = litellm.token_counter(model=model, messages=messages(item.question, item.history))
+        answer = litellm.token_counter(model=model, text=item.full_question)
+        dollars.append(sum(litellm.cost_per_token(model=model, prompt_tokens=prompt, completion_tokens=answer)))
+    return mean(dollars)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.docs.followups", description=__doc__.splitlines()[0])
     parser.add_argument("questions", type=Path, metavar="QUESTIONS", help="follow-up file (.jsonl)")
@@ -84,6 +106,13 @@ def main(argv: list[str] | None = None) -> int:
         "--model", nargs="*", default=None, help="litellm models to rewrite with (default: local/smollm2 if installed)"
     )
     parser.add_argument("--show", action="store_true", help="print each rewrite")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument(
+        "--price",
+        nargs="*",
+        default=["openai/gpt-4o-mini", "anthropic/claude-haiku-4-5"],
+        help="hosted models whose cost per rewrite to estimate from litellm's price list (no call is made)",
+    )
     args = parser.parse_args(argv)
 
     settings = one_embedding_thread(Settings()).model_copy(update={"home": args.work})
@@ -103,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     latency = []
     for model in ["deterministic", *models]:
         rewriter = Workspace(settings.model_copy(update={"rewrite_model": model}))
-        texts, timings, rate, fell_back = _rewritten(rewriter, items)
+        texts, timings, rate, fell_back = rewritten(rewriter, items)
         rows.append(_row(f"rewritten: {model}", workspace, corpus, items, texts))
         latency.append((model, f"{percentile(timings, 50):.1f}", f"{percentile(timings, 99):.1f}", f"{rate:.2f}",
                         str(len(fell_back))))  # fmt: skip
@@ -113,13 +142,33 @@ def main(argv: list[str] | None = None) -> int:
             for why in fell_back:
                 print(f"[{model}] fell back: {why}", file=sys.stderr)
     rows.append(_row("full question (written out)", workspace, corpus, items, [i.full_question for i in items]))
+    # Over-triggering's cost: each written-out question asked after another conversation's history
+    # (a change of topic), as the default rewriter searches it.
+    switched = [FollowUp(items[n - 1].history, i.full_question, i.full_question, i.gold) for n, i in enumerate(items)]
+    texts, _, rate, _ = rewritten(Workspace(settings.model_copy(update={"rewrite_model": "deterministic"})), switched)
+    rows.append(_row(f"full question after another topic (rewritten {rate:.0%})", workspace, corpus, items, texts))
 
     print(
         f"{args.questions} ({args.half}: {len(items)} follow-ups), corpus {corpus!r}; R@k: all gold pages in the first k"
     )
     print_table(("texts searched", *(f"R@{k}" for k in KS), "MRR"), rows)
     print()
-    print_table(("rewriter", "p50 ms", "p99 ms", "trigger rate", "fell back"), latency)
+    latency_head = ("rewriter", "p50 ms", "p99 ms", "trigger rate", "fell back")
+    print_table(latency_head, latency)
+    prices = {model: cost_per_call(model, items) for model in args.price}
+    for model, dollars in prices.items():
+        print(f"{model}: ${dollars:.6f} per rewrite (estimated from tokens, not called)")
+    write_json(
+        args.out,
+        {
+            "questions": str(args.questions),
+            "half": args.half,
+            "count": len(items),
+            "recall": {r[0]: dict(zip((*(f"R@{k}" for k in KS), "MRR"), map(float, r[1:]))) for r in rows},
+            "rewriters": [dict(zip(latency_head, r)) for r in latency],
+            "usd_per_rewrite_estimated": prices,
+        },
+    )
     return 0
 
 

@@ -193,7 +193,14 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         return print_json(response)
     if response.retrieval_question and response.retrieval_question != response.question:
-        print(f"searched as: {response.retrieval_question}\n")
+        why = f" ({response.rewrite.why}; written by {response.rewrite.by})" if response.rewrite else ""
+        print(f"searched as: {response.retrieval_question}{why}\n")
+    if response.coverage:
+        found = response.coverage
+        print(
+            f"second pass: no passage showed {found.looked_for}; searched {found.searched!r} and added "
+            f"{counted(len(found.added), 'passage')}{': ' + ', '.join(found.added) if found.added else ''}\n"
+        )
     print(search_text(response))
     return 0
 

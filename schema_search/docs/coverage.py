@@ -22,6 +22,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..core.followup import STOP_WORDS
+
 
 @dataclass(frozen=True)
 class Aspect:
@@ -102,12 +104,9 @@ ASPECTS = (
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 # Passages a second pass may put in place of the last ones found.
 MOST_ADDED = 2
-# Words a question has around its subject: never a subject themselves.
-_COMMON = frozenset(
-    "a an and are as at be by can could do does for from has have how i if in is it its me my of on or our "
-    "should so that the their there this to was we what when where which who why will with would you your "
-    "much long many per month year day".split()
-)
+# Words a question has around its subject: never a subject themselves. The follow-up rule's
+# list, so a rewritten follow-up's "(about ...)" is not read as a subject the passages lack.
+_COMMON = STOP_WORDS | frozenset("much long many per month year day".split())
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ def test_chinese_and_japanese_follow_ups_trigger(question: str) -> None:
 @pytest.mark.parametrize(
     "question",
     [
-        "How do I declare a path parameter with a type in FastAPI?",
+        "How do I declare a path parameter with a type and a default value in FastAPI?",
         "How can I limit uploaded files to 10 MB in FastAPI?",
         "如何在FastAPI中声明带类型的路径参数并进行数据校验？",
         "FastAPIでパスパラメータに型を宣言してバリデーションする方法を教えてください",
@@ -56,6 +56,11 @@ def test_chinese_and_japanese_follow_ups_trigger(question: str) -> None:
 )
 def test_self_contained_questions_do_not_trigger(question: str) -> None:
     assert trigger(question, WEBSOCKET) is None
+
+
+def test_a_question_with_few_words_of_its_own_is_rewritten_even_without_a_referring_word() -> None:
+    # Over-triggering on purpose: five content words may still omit the subject.
+    assert trigger("Which status code do validation errors return?", WEBSOCKET) == "short (5 content words)"
 
 
 @pytest.mark.parametrize("history", [[], [""], ["   "]])

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from eval.docs import configs, gate
-from eval.docs.questions import load_questions
+from eval.docs import configs, followups, gate
+from eval.docs.questions import load_questions, page
 from eval.docs.runner import evaluate
 from schema_search.core import ranking
 from schema_search.settings import Settings
@@ -52,3 +52,15 @@ def test_gate_fails_when_fusion_is_inverted(sliced, monkeypatch):
     fused = ranking.rrf
     monkeypatch.setattr(ranking, "rrf", lambda *args, **kwargs: [(t, -s) for t, s in fused(*args, **kwargs)[::-1]])
     assert measure(sliced)["default"] < gate.load_baseline()["page_recall@5"] - gate.TOLERANCE
+
+
+def test_follow_ups_with_their_history_find_what_the_written_out_question_finds(sliced):
+    """The follow-ups of the first half whose gold pages the slice holds (where the rules were chosen)."""
+    pages = {page(d.url) for d in sliced.corpora.searcher("slice").corpus.documents}
+    items = [i for i in followups.load(followups.FOLLOWUPS, "first") if set(i.gold) <= pages]
+    assert len(items) >= 15
+    texts, _, rate, _ = followups.rewritten(sliced, items)
+    alone = followups.recall(sliced, "slice", items, [i.question for i in items])["R@5"]
+    rewritten = followups.recall(sliced, "slice", items, texts)["R@5"]
+    full = followups.recall(sliced, "slice", items, [i.full_question for i in items])["R@5"]
+    assert rate >= 0.9 and rewritten >= alone + 0.30 and rewritten >= full - 0.05, (rate, alone, rewritten, full)

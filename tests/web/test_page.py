@@ -459,3 +459,25 @@ def test_a_server_mounted_under_a_prefix_serves_a_working_page(prefixed_tab: Tab
     frame = page.get_by_test_id("report-frame")
     assert frame.get_attribute("src").startswith(f"{prefixed_tab.base}/v1/eval/")
     expect(page.frame_locator("[data-testid=report-frame]").locator("svg").first).to_be_visible()
+
+
+def test_a_follow_up_is_searched_with_its_earlier_question_and_says_so(tab: Tab):
+    page = tab.open(search_hash("corpus", "handbook"))
+    page.get_by_label("Earlier question", exact=True).fill(REFUND_QUESTION)
+    page.get_by_label("Question", exact=True).fill("And who signs it off when it is larger?")
+    page.get_by_label("Question", exact=True).press("Enter")
+    note = page.get_by_test_id("rewrite-note")
+    expect(note).to_contain_text("A follow-up: searched as")
+    expect(note).to_contain_text("approve a refund of 800 euros")
+
+
+def test_next_batch_shows_the_rest_of_the_ranking_once(tab: Tab):
+    page = tab.open(search_hash("corpus", "handbook", REFUND_QUESTION))
+    results = page.get_by_test_id("results").get_by_test_id("result")
+    expect(results.first).to_be_visible()
+    first = set(results.evaluate_all("items => items.map(i => i.dataset.key)"))
+    page.get_by_test_id("next-batch").click()
+    expect(page.get_by_test_id("batch-note")).to_contain_text("The next batch of this question's ranking")
+    second = set(results.evaluate_all("items => items.map(i => i.dataset.key)"))
+    assert not first & second  # none shown before
+    expect(page.get_by_test_id("next-batch")).to_be_hidden()  # once per turn

@@ -29,6 +29,17 @@ export function searchView(root, route) {
     placeholder: "e.g. Which contacts opened an email from a campaign?",
     "data-testid": "question",
   });
+  // A follow-up's earlier question: sent as the search's history, so "how do I test it?"
+  // is written out with its subject before it is searched (the page says how it was).
+  const earlier = h("input", {
+    id: "earlier",
+    name: "earlier",
+    type: "search",
+    autocomplete: "off",
+    placeholder: "Optional: the question this one follows up",
+    "data-testid": "history",
+  });
+  const nextBatch = h("button", { type: "button", class: "secondary", hidden: true, "data-testid": "next-batch" }, "Next batch");
   const about = h("a", { class: "about-link", href: "#/sources" }, "About this source");
   const pointAt = (src) => {
     about.href = sourceHref(src.kind, src.name);
@@ -54,17 +65,25 @@ export function searchView(root, route) {
     h("div", { class: "field" }, h("label", { for: "source" }, "Catalog or corpus"), select),
     h("div", { class: "field grow" }, h("label", { for: "question" }, "Question"), input),
     h("button", { type: "submit", class: "primary" }, "Search"),
+    h("div", { class: "field grow" }, h("label", { for: "earlier" }, "Earlier question"), earlier),
   );
-  replace(root, h("section", { class: "search-page" }, h("h1", { class: "visually-hidden" }, "Search"), form, h("div", { class: "search-meta" }, status, about), area));
+  replace(root, h("section", { class: "search-page" }, h("h1", { class: "visually-hidden" }, "Search"), form, h("div", { class: "search-meta" }, status, nextBatch, about), area));
 
   let controller = null;
   let shown = null; // what is on screen: {source, question, response, items, levels}
   let source = null;
   let wantedAt = null; // the result the hash asks to scroll to once it is shown (at=SOURCE_ID)
+  // This page is one conversation: each new question is a new turn, and the Next batch
+  // button repeats the turn's question, which the server answers with the rest of its ranking once.
+  const session = `web-${Math.random().toString(36).slice(2)}`;
+  let turn = 0;
+  let turnKey = null;
 
-  const run = async () => {
+  const run = async (again = false) => {
     later.cancel();
     const question = input.value.trim();
+    const history = earlier.value.trim() ? [earlier.value.trim()] : [];
+    nextBatch.hidden = true;
     replaceHash(searchHref(source, input.value));
     if (controller) controller.abort();
     if (!source) return;
@@ -77,8 +96,12 @@ export function searchView(root, route) {
       drawScale([], {});
       return;
     }
-    const key = `${sourceKey(source)}\n${question}`;
-    const kept = cache.get(key);
+    const key = `${sourceKey(source)}\n${history.join("\n")}\n${question}`;
+    if (key !== turnKey) {
+      turnKey = key;
+      turn += 1;
+    }
+    const kept = again ? null : cache.get(key);
     if (kept && Date.now() - kept.at < CACHE_MS) return show(source, question, kept.response, null);
     controller = new AbortController();
     const mine = controller;
@@ -87,8 +110,10 @@ export function searchView(root, route) {
     status.textContent = "Searching…";
     const started = performance.now();
     try {
-      const response = await api(searchPath(source), { method: "POST", json: { question, k: null }, signal: mine.signal });
-      remember(key, response);
+      const json = { question, k: null, history };
+      if (source.kind === "corpus") Object.assign(json, { session, turn });
+      const response = await api(searchPath(source), { method: "POST", json, signal: mine.signal });
+      if (!again) remember(key, response);
       show(source, question, response, performance.now() - started);
     } catch (error) {
       if (isAbort(error)) return;
@@ -125,8 +150,10 @@ export function searchView(root, route) {
       results: isCatalog ? new Map(items.map((i) => [i.table, i.source_id])) : null,
     };
     const children = [];
-    const second = secondPass(response.coverage);
-    if (second) children.push(second);
+    for (const note of [followUp(response), batchNote(response, items.length), secondPass(response.coverage)]) {
+      if (note) children.push(note);
+    }
+    nextBatch.hidden = response.batch !== 1 || !items.length;
     if (response.off_topic) children.push(offTopic(src, levels));
     else if (!items.length) children.push(h("p", { class: "notice" }, `No ${noun} matched the question.`));
     if (items.length) {
@@ -193,10 +220,12 @@ export function searchView(root, route) {
     replaceHash(searchHref(source, input.value));
     later();
   });
+  earlier.addEventListener("input", () => later());
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     run();
   });
+  nextBatch.addEventListener("click", () => run(true));
   select.addEventListener("change", () => {
     source = parseSourceKey(select.value);
     pointAt(source);
@@ -277,6 +306,24 @@ function levelsOf(response) {
     nearest: response.nearest_distance ?? null,
     fusion: { weights: response.channel_weights || {}, k: response.rrf_k ?? null },
   };
+}
+
+/**
+ * How a follow-up was searched, or null when it was searched as asked: the server wrote it
+ * out with the earlier question (the response's `retrieval_question`) and says why.
+ */
+export function followUp(response) {
+  const searched = response.retrieval_question;
+  if (!searched || searched === response.question) return null;
+  const how = response.rewrite ? ` (${response.rewrite.why}; written by ${response.rewrite.by})` : "";
+  return h("p", { class: "notice", "data-testid": "rewrite-note" }, `A follow-up: searched as “${searched}”${how}.`);
+}
+
+/** The next batch's note: these passages continue the turn's first ranking, none shown before. */
+export function batchNote(response, shown) {
+  if (response.batch !== 2) return null;
+  const what = shown ? `${count(shown, "passage")} that the first search ranked next` : "nothing more: the first search showed all it ranked";
+  return h("p", { class: "notice", "data-testid": "batch-note" }, `The next batch of this question's ranking: ${what}, none shown before.`);
 }
 
 /**

@@ -18,7 +18,7 @@ from ..core.embedders import Embedder, shared_embedder
 from ..core.followup import Rewrite
 from ..errors import InvalidInput, PayloadTooLarge
 from ..settings import Settings
-from .batches import Batches
+from .batches import TURNS_FILE, Batches
 from .catalogs import CATALOGS, Catalogs
 from .corpora import CORPORA, Corpora
 from .followups import check_history, retrieval_question
@@ -33,7 +33,7 @@ class Workspace:
         self.settings = settings or Settings()
         self._embedder_loaded = False
         self.rewrite_completion: Callable[..., Any] | None = None  # litellm.completion, unless a test fakes it
-        self.batches = Batches()  # the next batch of each conversation turn searched in this process
+        self.batches = Batches(self.settings.home / TURNS_FILE)  # every worker's turns, for a next batch
         self.catalogs = Catalogs(self)
         self.corpora = Corpora(self)
 

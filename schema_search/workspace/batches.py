@@ -6,18 +6,28 @@ its ``session`` and ``turn``) ranks a wider pool, ``POOL`` times k, once: it sho
 and keeps the rest here. A repeat in that turn (the same question, or nearly: ``NEAR`` of its
 words shared) gets the next k of that same ranking, marked ``batch: 2``, with no second
 ranking and no second relevance pass. Once per turn: a search after that is a search as
-usual, since "the same results again" is itself a signal. Kept in this process's memory only,
-the least recently used turns dropped past ``limit``; nothing reaches disk.
+usual, since "the same results again" is itself a signal.
+
+The turns live in one SQLite file of the data directory, not in a process's memory: ``serve``
+runs several worker processes on one port, and a repeat is as likely to reach another worker
+as the one that ranked the first search. Marking a turn given is one transaction, so two
+workers never both give it. The least recently kept turns past ``limit`` are deleted, and a
+data directory that cannot be written keeps them in memory instead.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 import threading
-from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
 
+TURNS_FILE = "turns.sqlite3"
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS turns (source TEXT, session TEXT, turn TEXT, words TEXT, kept TEXT, "
+    "served INTEGER, PRIMARY KEY (source, session, turn))"
+)
 # How many times k the first search of a turn ranks, to have a next batch to give.
 POOL = 3
 # Two questions are one when they share this share of their words (Jaccard).
@@ -47,37 +57,77 @@ def same_question(a: frozenset[str], b: frozenset[str]) -> bool:
     return len(a & b) / len(a | b) >= NEAR
 
 
-@dataclass
-class Turn:
-    """A turn's first search: its question's words, the response it gave, and the ranked results it kept back."""
-
-    words: frozenset[str]
-    response: Any
-    rest: list = field(default_factory=list)
-    served: bool = False
-
-
 class Batches:
-    """The turns of the conversations searched in this process, by ``(source, session, turn)``."""
+    """The turns of the conversations searched, by ``(source, session, turn)``.
 
-    def __init__(self, limit: int = 1000) -> None:
-        self._turns: OrderedDict[tuple[str, str, str], Turn] = OrderedDict()
+    ``path``: the SQLite file shared by every process of one data directory; ``None`` keeps
+    them in this process's memory.
+    """
+
+    def __init__(self, path: Path | None = None, limit: int = 1000) -> None:
         self._limit = limit
         self._lock = threading.Lock()
+        self._memory: sqlite3.Connection | None = None
+        self._path = path
+        self._ready = False  # the file is made on the first turn kept, not when a workspace opens
 
-    def repeat(self, key: tuple[str, str, str], question: frozenset[str]) -> Turn | None:
-        """The turn ``question`` repeats, not yet given its next batch (then marked given), else None."""
-        with self._lock:
-            turn = self._turns.get(key)
-            if turn is None or turn.served or not same_question(turn.words, question):
-                return None
-            turn.served = True
-            self._turns.move_to_end(key)
-            return turn
+    def _connect(self) -> sqlite3.Connection:
+        if not self._ready and self._path is not None:
+            try:
+                db = self._open(self._path)
+                self._ready = True
+                return db
+            except (sqlite3.Error, OSError):  # a data directory that cannot be written: this process's memory
+                self._path = None
+        db = self._open(self._path)
+        self._ready = True
+        return db
 
-    def keep(self, key: tuple[str, str, str], turn: Turn) -> None:
+    def _open(self, path: Path | None) -> sqlite3.Connection:
+        if path is None:
+            if self._memory is None:
+                self._memory = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+                self._memory.execute(_SCHEMA)
+            return self._memory
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=10, isolation_level=None)
+        if not self._ready:
+            db.execute(_SCHEMA)
+        return db
+
+    def repeat(self, key: tuple[str, str, str], question: frozenset[str]) -> str | None:
+        """What the turn ``question`` repeats kept (then marked given), else None: not a repeat, or given."""
         with self._lock:
-            self._turns[key] = turn
-            self._turns.move_to_end(key)
-            while len(self._turns) > self._limit:
-                self._turns.popitem(last=False)
+            db = self._connect()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                row = db.execute(
+                    "SELECT words, kept FROM turns WHERE source = ? AND session = ? AND turn = ? AND served = 0", key
+                ).fetchone()
+                if row is None or not same_question(frozenset(json.loads(row[0])), question):
+                    db.execute("COMMIT")
+                    return None
+                db.execute("UPDATE turns SET served = 1 WHERE source = ? AND session = ? AND turn = ?", key)
+                db.execute("COMMIT")
+                return row[1]
+            finally:
+                if db is not self._memory:
+                    db.close()
+
+    def keep(self, key: tuple[str, str, str], question: frozenset[str], kept: str) -> None:
+        """Keep a turn's first search: ``kept``, as the caller will read it back from :meth:`repeat`."""
+        with self._lock:
+            db = self._connect()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("DELETE FROM turns WHERE source = ? AND session = ? AND turn = ?", key)
+                db.execute("INSERT INTO turns VALUES (?, ?, ?, ?, ?, 0)", (*key, json.dumps(sorted(question)), kept))
+                # The newest rows have the highest rowids: drop what lies past the limit.
+                db.execute(
+                    "DELETE FROM turns WHERE rowid IN (SELECT rowid FROM turns ORDER BY rowid DESC LIMIT -1 OFFSET ?)",
+                    (self._limit,),
+                )
+                db.execute("COMMIT")
+            finally:
+                if db is not self._memory:
+                    db.close()

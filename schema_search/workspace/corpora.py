@@ -179,8 +179,9 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         said = batches.words(searched) if key is not None else frozenset()  # a turn's question, read once
         if key is not None:
             repeated = self.workspace.batches.repeat(key, said)
-            if repeated is not None:
-                return repeated.response.model_copy(update={**asked, "results": repeated.rest[:k], "batch": 2})
+            if repeated is not None:  # the first search's response, holding the results it kept back
+                kept = DocsSearchResponse.model_validate_json(repeated)
+                return kept.model_copy(update={**asked, "results": kept.results[:k], "batch": 2})
         searcher = self.searcher(name)
         found = searcher.search(searched, k * batches.POOL if key is not None else k, self.config())
         response = results.response(searcher, searched, found).model_copy(update=asked)
@@ -189,7 +190,8 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         if key is None:
             return response.model_copy(update={"results": response.results[:k]})
         first = response.model_copy(update={"results": response.results[:k], "batch": 1})
-        self.workspace.batches.keep(key, batches.Turn(said, first, response.results[k:]))
+        kept = first.model_copy(update={"results": response.results[k:]})
+        self.workspace.batches.keep(key, said, kept.model_dump_json())
         return first
 
     def _cover(

@@ -10,6 +10,7 @@ from schema_search.http import create_app
 from schema_search.mcp.server import create_server
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
+from schema_search.workspace.batches import Batches
 
 from ..conftest import HANDBOOK
 
@@ -40,6 +41,24 @@ def test_a_repeat_in_the_same_turn_gets_the_next_batch_once(tmp_path):
     assert third.batch == 1 and _ids(third) == ranking[:2]  # once per turn: then a search as usual
     assert search("handbook", QUESTION, 2, session="s1", turn="2").batch == 1  # a new turn starts over
     assert search("handbook", "who is on call?", 2, session="s1", turn="2").batch == 1  # another question
+
+
+def test_the_repeat_may_reach_another_worker_and_is_still_given_once(tmp_path):
+    # `serve` runs several worker processes on one port: each has its own Workspace over one data directory.
+    first_worker = _workspace(tmp_path)
+    second_worker = Workspace(Settings(home=tmp_path / "home", dense=False))
+    first = first_worker.corpora.search("handbook", QUESTION, 2, session="s1", turn="1")
+    again = second_worker.corpora.search("handbook", QUESTION, 2, session="s1", turn="1")
+    assert (first.batch, again.batch) == (1, 2) and not set(_ids(first)) & set(_ids(again))
+    assert first_worker.corpora.search("handbook", QUESTION, 2, session="s1", turn="1").batch == 1  # given once
+
+
+def test_a_data_directory_that_cannot_be_written_keeps_turns_in_memory(tmp_path):
+    workspace = _workspace(tmp_path)
+    workspace.batches = Batches(tmp_path / "not-a-folder" / "turns.sqlite3")
+    (tmp_path / "not-a-folder").write_text("a file where the folder would be")
+    first = workspace.corpora.search("handbook", QUESTION, 2, session="s1", turn="1")
+    assert workspace.corpora.search("handbook", QUESTION, 2, session="s1", turn="1").batch == 2 == first.batch + 1
 
 
 def test_without_a_session_nothing_changes(tmp_path):

@@ -1,4 +1,8 @@
-"""A child process for untrusted SQL: capped in memory, killed at the deadline, replaced after.
+"""A child process for untrusted input: capped in memory, killed at the deadline, replaced after.
+
+Three kinds of work use it, each its own child: SQL (``database``), a collection's queries
+(``collection``), and PDF and DOCX files read beyond their text layer (``documents``,
+:mod:`schema_search.docs.visual`). SQL is why it exists:
 
 An engine's own interrupt cannot reach inside one function call: SQLite's progress
 handler never fires during ``randomblob(1000000000)`` (one VM step), DuckDB's interrupt
@@ -25,9 +29,12 @@ import importlib
 import os
 import pickle
 import select
+import shutil
+import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -68,14 +75,30 @@ class Stopped(errors.SchemaSearchError):
 
 
 class Child:
-    """One child process running requests one at a time; thread-safe."""
+    """One child process running requests one at a time; thread-safe.
 
-    def __init__(self, memory_bytes: int, warm: tuple[str, ...] = ()) -> None:
+    Args:
+        memory_bytes: the child's address-space cap.
+        warm: modules the child imports (and ``"module:function"``s it calls) before it says it is ready.
+        hidden: names of environment variables the child does not inherit (``None``: it inherits all).
+        own_tmp: start each child with its own ``TMPDIR``, removed when the child ends: what it
+            (or a program it runs) leaves there goes with it, even when it is killed.
+    """
+
+    def __init__(
+        self,
+        memory_bytes: int,
+        warm: tuple[str, ...] = (),
+        *,
+        hidden: Callable[[str], bool] | None = None,
+        own_tmp: bool = False,
+    ) -> None:
         self.memory_bytes = memory_bytes
-        # Modules the child imports (and "module:function"s it calls) before it says it is ready:
-        # on the start's own deadline, so a query after a restart is not charged for them (on a
-        # busy machine, seconds).
+        # On the start's own deadline, so a query after a restart is not charged for the
+        # imports (on a busy machine, seconds).
         self.warm = warm
+        self.hidden, self.own_tmp = hidden, own_tmp
+        self._tmp: str | None = None
         self.lock = threading.Lock()  # held by callers across a load and the query that needs it
         self._process: subprocess.Popen | None = None
         self._starting = False  # spawned, its "ready" frame not read yet
@@ -114,10 +137,22 @@ class Child:
 
     def stop(self) -> None:
         if self._process is not None:
-            self._process.kill()
+            # The whole group: a program the child started (Tesseract) ends with it, not later.
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self._process.kill()
             self._process.wait()
             self._process = None
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
         self.state = None
+
+    def environment(self) -> dict[str, str]:
+        """The environment a child starts with: this process's, less :attr:`hidden` names."""
+        env = {k: v for k, v in os.environ.items() if self.hidden is None or not self.hidden(k)}
+        return {**env, "PYTHONUNBUFFERED": "1"}
 
     def _replace(self) -> None:
         """End the child and start its successor now, so its imports overlap the caller's next steps."""
@@ -125,16 +160,22 @@ class Child:
         self._spawn()
 
     def _spawn(self) -> None:
+        env = self.environment()
+        if self.own_tmp:
+            self._tmp = env["TMPDIR"] = tempfile.mkdtemp(prefix="schema-search-child-")
         self._process = subprocess.Popen(
             [sys.executable, "-m", "schema_search.sandbox", str(self.memory_bytes), *self.warm],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env=env,
+            start_new_session=True,  # its own process group, ended whole by stop()
         )
         self._starting = True
 
     def _start(self) -> subprocess.Popen:
-        if self._process is None or self._process.poll() is not None:
+        if self._process is not None and self._process.poll() is not None:
+            self.stop()  # it died between requests: what it started and its TMPDIR go with it
+        if self._process is None:
             self.state = None
             self._spawn()
         if self._starting:  # the child says when its imports are done: they are not a query's time
@@ -151,15 +192,16 @@ _shared: dict[tuple[str, int], Child] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_child(purpose: str, memory_bytes: int, warm: tuple[str, ...] = ()) -> Child:
-    """The process's child for ``purpose`` (``database``, ``collection``) and this memory cap,
-    importing ``warm`` before it takes requests."""
+def shared_child(purpose: str, memory_bytes: int, warm: tuple[str, ...] = (), **options: Any) -> Child:
+    """The process's child for ``purpose`` (``database``, ``collection``, ``documents``) and this
+    memory cap, importing ``warm`` before it takes requests; ``options`` are :class:`Child`'s
+    (``hidden``, ``own_tmp``), taken when the child is first asked for."""
     import atexit
 
     with _shared_lock:
         key = (purpose, memory_bytes)
         if key not in _shared:
-            _shared[key] = Child(memory_bytes, warm)
+            _shared[key] = Child(memory_bytes, warm, **options)
             atexit.register(_shared[key].close)
         return _shared[key]
 

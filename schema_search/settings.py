@@ -428,6 +428,40 @@ class Settings(BaseSettings):
         ),
     )
     rewrite_timeout: float = Field(10.0, gt=0, description="Seconds allowed for a model's follow-up rewrite.")
+    docs_ocr: bool = Field(
+        True,
+        description=(
+            "Transcribe PDF pages without a usable text layer (scans) with Tesseract, when `tesseract` is installed; "
+            "off: such pages read as empty, as before."
+        ),
+    )
+    docs_figures: bool = Field(
+        True,
+        description=(
+            "Read the figures of PDF pages and DOCX files (diagrams, charts, photos; never repeated logos, frames "
+            "or tiny images) and put what they say into the text at their place, marked as derived from a figure."
+        ),
+    )
+    vision_model: str | None = Field(
+        None,
+        description=(
+            "A litellm model with image input (`openai/gpt-4o-mini`, ...) to describe figures; unset: figures are "
+            "read by OCR only, and no model is ever called."
+        ),
+    )
+    docs_visual_max_pages: int = Field(
+        300,
+        ge=1,
+        description="Pages of one document rendered for OCR or figures at most; the rest keep their text layer.",
+    )
+    docs_visual_max_pixels: int = Field(
+        40_000_000, ge=1_000_000, description="Pixels one rendered page or image may have (a larger one is skipped)."
+    )
+    docs_visual_seconds: float = Field(
+        300.0,
+        gt=0,
+        description="Seconds one document's OCR and figure reading may take; then it is indexed as read so far.",
+    )
 
     _sources: Sources = PrivateAttr(default_factory=Sources)
 

@@ -14,6 +14,7 @@ from ..docs.crawl.config import CrawlConfig
 from ..docs.crawl.urls import is_url
 from ..docs.models import ChunkResult, CorpusIndexResult, DocsSearchResponse
 from ..docs.sites.detect import SITES
+from ..docs.visual.options import PAGES_LABEL
 from ..errors import InvalidInput
 from ..settings import Settings
 from ..workspace import Workspace
@@ -24,6 +25,7 @@ SNIPPET_CHARS = 300
 UNITS = {
     "loading the model": "model",
     "reading": "file",
+    PAGES_LABEL: "page",
     "indexing": "chunk",
     "writing the index": "chunk",
     "embedding": "chunk",
@@ -79,6 +81,17 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         default="auto",
         help="the generator that builds FOLDER, for its page URLs, titles, heading anchors and syntax (default: "
         "auto, from mkdocs.yml, .vitepress/config.*, docusaurus.config.* in FOLDER or a parent; plain: none)",
+    )
+    pixels = index.add_argument_group("scans and figures (PDF, DOCX)")
+    pixels.add_argument(
+        "--vision-model",
+        metavar="MODEL",
+        help="a litellm model with image input that describes figures (e.g. openai/gpt-4o-mini); "
+        "default: SCHEMA_SEARCH_VISION_MODEL, else none (figures are read by OCR, and no model is called)",
+    )
+    pixels.add_argument("--no-ocr", action="store_true", help="leave scanned pages unread (SCHEMA_SEARCH_DOCS_OCR)")
+    pixels.add_argument(
+        "--no-figures", action="store_true", help="leave figures unread, text layer only (SCHEMA_SEARCH_DOCS_FIGURES)"
     )
     crawling = index.add_argument_group("fetching a URL")
     crawling.add_argument(
@@ -147,6 +160,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _index(args: argparse.Namespace, settings: Settings) -> int:
+    settings = settings.model_copy(
+        update={
+            "vision_model": args.vision_model or settings.vision_model,
+            "docs_ocr": settings.docs_ocr and not args.no_ocr,
+            "docs_figures": settings.docs_figures and not args.no_figures,
+        }
+    )
     if is_url(args.folder):
         result = _index_url(args, settings)
     else:
@@ -168,8 +188,24 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
         )
     info = result.corpus
     print(f"Indexed corpus {info.name!r}: {info.documents} documents, {info.chunks} chunks in {result.seconds:.2f} s.")
+    if info.visual:
+        rows = [(path, *("–" if v.get(f) is None else v[f] for f in VISUAL_FIELDS)) for path, v in info.visual.items()]
+        print_table(VISUAL_HEAD, rows)
     print_warnings(info.warnings, "schemasift corpora --json")
     return 0
+
+
+# What reading PDFs and DOCX files beyond their text layer did, per document.
+VISUAL_FIELDS = ("pages", "pages_ocr", "figures_found", "figures_described", "decorations_skipped", "vision_calls")
+VISUAL_HEAD = (
+    "read beyond the text layer",
+    "pages",
+    "OCR'd",
+    "figures",
+    "described",
+    "decorations skipped",
+    "vision calls",
+)
 
 
 def _index_url(args: argparse.Namespace, settings: Settings) -> CorpusIndexResult:
@@ -217,6 +253,8 @@ def search_text(response: DocsSearchResponse) -> str:
     for number, result in enumerate(response.results, 1):
         fetched = f"  (fetched {result.fetched[:10]})" if result.fetched else ""
         lines += [f"{number}. {_headline(result)}", f"   {result.url}{fetched}"]
+        if result.derived:  # the words were read from pixels, not written as text: say so where it is cited
+            lines.append(f"   from a {result.derived.note}")
         snippet = " ".join(result.text.split())
         snippet = snippet if len(snippet) <= SNIPPET_CHARS else snippet[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " ..."
         lines += textwrap.wrap(snippet, 100, initial_indent="   ", subsequent_indent="   ") + [""]

@@ -8,13 +8,13 @@ are shown. ``local/...`` models run in-process (see :mod:`schema_search.llm.loca
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import time
 from collections.abc import Callable
 from typing import Any
 
+from ..llm.secrets import redact
 from ..tables.catalog import Table
 from .describer import DescriptionFailed, EmptyDescription, ProviderUnavailable
 from .prompt import clean_description, prompt_messages
@@ -169,7 +169,8 @@ class LiteLLMDescriber:
         message = " ".join(str(getattr(error, "message", None) or error).split())
         name = type(error).__name__
         message = re.sub(rf"^((litellm\.)?{name}:\s*)+", "", message)  # litellm repeats the class name
-        return _redact(f"{name}: {message}")[:400]
+        # Provider errors sometimes echo a key back; never let one reach a terminal or a log.
+        return redact(f"{name}: {message}")[:400]
 
 
 TRANSIENT = {"rate_limit", "connection", "server"}
@@ -192,11 +193,3 @@ def _openai_error() -> type[Exception]:
     import openai
 
     return openai.APIError
-
-
-def _redact(text: str) -> str:
-    # Provider errors sometimes echo a key back; never let one reach a terminal or a log.
-    for name, value in os.environ.items():
-        if len(value) >= 8 and re.search(r"(KEY|TOKEN|SECRET|PASSWORD)", name, re.I) and value in text:
-            text = text.replace(value, "***")
-    return text

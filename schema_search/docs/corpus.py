@@ -38,6 +38,45 @@ class Block:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """Where a section's text came from when the file did not hold it as text.
+
+    A citation of such a passage says "figure on page 4, read by OCR": the text was
+    transcribed or described by a machine, not written by the author.
+
+    Attributes:
+        kind: ``scan`` (a page with no usable text layer, transcribed) or ``figure`` (a
+            drawing, chart or photo on a page, or an image in a DOCX, read or described).
+        page: the PDF page it is on (1-based), ``None`` for a DOCX image.
+        by: how it was read: ``ocr`` (Tesseract) or ``vision:<litellm model>``.
+        confidence: Tesseract's mean word confidence (0 to 1) for OCR; ``None`` for a model.
+    """
+
+    kind: str
+    page: int | None
+    by: str
+    confidence: float | None = None
+
+    def note(self) -> str:
+        """The citation's words for it.
+
+        >>> Derived("figure", 4, "ocr", 0.91).note()
+        'figure on page 4, read by OCR (confidence 0.91)'
+        >>> Derived("figure", None, "vision:gpt-4o").note()
+        'figure, described by gpt-4o'
+        >>> Derived("scan", 2, "ocr", 0.8).note()
+        'scanned page 2, read by OCR (confidence 0.80)'
+        """
+        if self.kind == "scan":
+            where = f"scanned page{f' {self.page}' if self.page else ''}"
+        else:
+            where = f"figure{f' on page {self.page}' if self.page else ''}"
+        how = "read by OCR" if self.by == "ocr" else f"described by {self.by.removeprefix('vision:')}"
+        sure = f" (confidence {self.confidence:.2f})" if self.confidence is not None else ""
+        return f"{where}, {how}{sure}"
+
+
+@dataclass(frozen=True)
 class Section:
     """The blocks under one heading.
 
@@ -45,11 +84,13 @@ class Section:
         headings: the heading path below the document title (``("Usage", "Options")``);
             empty for the text before the first heading.
         anchor: the fragment the source gives this section (``check-it``), if any.
+        derived: set when the blocks were read from pixels (a scan, a figure), not from text.
     """
 
     headings: tuple[str, ...]
     anchor: str | None
     blocks: tuple[Block, ...]
+    derived: Derived | None = None
 
 
 @dataclass(frozen=True)
@@ -63,6 +104,9 @@ class ParsedDocument:
         label: the number the document is known by, from the first header field when
             it is an integer (``PEP: 572`` -> ``PEP 572``).
         url: a ``url`` the document declares for itself (front matter), if any.
+        visual: for a PDF or DOCX read beyond its text layer, what that reading did
+            (pages, pages OCR'd, figures found and described, decorations skipped, vision
+            calls and their cost, seconds, warnings); ``None`` for text formats.
     """
 
     title: str | None
@@ -70,6 +114,7 @@ class ParsedDocument:
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
     label: str | None = None
     url: str | None = None
+    visual: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +125,7 @@ class Document:
     URL (:mod:`.crawl`); None for local files, and in corpora stored before it existed.
     ``modified``: when the file last changed (ISO 8601, UTC) as the folder said when it
     was read; None for uploads and in corpora stored before it existed.
+    ``visual``: the reader's account of what it read from pixels (``ParsedDocument.visual``).
     """
 
     id: str
@@ -93,6 +139,7 @@ class Document:
     words: int = 0
     fetched: str | None = None
     modified: str | None = None
+    visual: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +158,7 @@ class Chunk:
     url: str
     text: str
     label: str | None = None
+    derived: dict[str, Any] | None = None  # a Derived's fields, when the text was read from pixels
 
     @property
     def context(self) -> str:

@@ -9,11 +9,31 @@ from pydantic import BaseModel, Field, StrictStr
 from ..core.explain import RankingContext
 from ..core.followup import History, Rewrite
 from ..json_body import JsonInt
+from . import corpus
 
 FETCHED = (
     "When the page was fetched (ISO 8601, UTC), for a corpus indexed from a URL: what the passage says is as "
     "of then. Null for documents read from local files."
 )
+
+
+class Derived(BaseModel):
+    """Where a passage read from pixels came from: cite it as such ("figure on page 4, read by OCR")."""
+
+    kind: Literal["scan", "figure"] = Field(
+        description="`scan`: a page without a text layer; `figure`: a drawing, chart or photo."
+    )
+    page: int | None = Field(None, description="The PDF page (1-based); none for an image in a DOCX.")
+    by: str = Field(description="`ocr` (Tesseract), or `vision:<model>` for a description by a vision model.")
+    confidence: float | None = Field(None, description="Tesseract's mean word confidence, 0 to 1.")
+    note: str = Field(description='The citation\'s words for it: "figure on page 4, read by OCR (confidence 0.91)".')
+
+    @classmethod
+    def of(cls, stored: dict | None) -> Derived | None:
+        """The model of a chunk's stored ``derived`` fields, if it has any."""
+        if not stored:
+            return None
+        return cls(**stored, note=corpus.Derived(**stored).note())
 
 
 class ChunkResult(BaseModel):
@@ -44,6 +64,9 @@ class ChunkResult(BaseModel):
         default_factory=list, description="Words of the passage that match the question (lower-case)."
     )
     fetched: str | None = Field(None, description=FETCHED)
+    derived: Derived | None = Field(
+        None, description="Set when the passage was read from pixels (a scanned page, a figure), not from text."
+    )
 
 
 class DocsSearchRequest(BaseModel):
@@ -105,6 +128,12 @@ class SourceDetail(BaseModel):
         default_factory=dict, description="Header fields, verbatim (front matter, Key: value)."
     )
     fetched: str | None = Field(None, description=FETCHED)
+    derived: Derived | None = Field(None, description="A chunk read from pixels: a scanned page or a figure.")
+    visual: dict[str, Any] | None = Field(
+        None,
+        description="A PDF or DOCX document read beyond its text layer: pages, pages OCR'd, figures found and "
+        "described, decorations skipped, vision calls and their cost, seconds, warnings.",
+    )
 
 
 class CorpusInfo(BaseModel):
@@ -119,6 +148,11 @@ class CorpusInfo(BaseModel):
     floor_distance: float | None = Field(None, description="The corpus's relevance floor, as a distance.")
     embedding_model: str | None = Field(None, description="The model of the dense channel.")
     warnings: list[str]
+    visual: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Per PDF or DOCX document read beyond its text layer (by path): pages, pages OCR'd, figures "
+        "found and described, decorations skipped, vision calls and their cost, seconds, warnings.",
+    )
 
 
 class CrawlCounts(BaseModel):

@@ -7,7 +7,7 @@ from ..core.explain import context
 from ..core.highlight import matching_words, words_by_term
 from ..core.question import question_terms
 from ..errors import DocumentNotFound
-from .models import ChunkResult, DocsSearchResponse, SourceDetail
+from .models import ChunkResult, Derived, DocsSearchResponse, SourceDetail
 from .search import ChunkHits, CorpusSearcher
 
 
@@ -36,6 +36,7 @@ def response(searcher: CorpusSearcher, question: str, hits: ChunkHits) -> DocsSe
                 document_id=chunk.document,
                 highlight=matching_words(words_by_term(chunk.text), terms),
                 fetched=document.fetched if document else None,
+                derived=Derived.of(chunk.derived),
             )
         )
     return DocsSearchResponse(
@@ -65,6 +66,7 @@ def detail(searcher: CorpusSearcher, source_id: str) -> SourceDetail:
             document_id=document.id,
             format=document.format,
             fetched=document.fetched,
+            derived=Derived.of(chunk.derived),
         )
     document = searcher.document(source_id)
     if document is None:
@@ -84,4 +86,5 @@ def detail(searcher: CorpusSearcher, source_id: str) -> SourceDetail:
         chunks=[c.id for c in searcher.corpus.chunks if c.document == document.id],
         fields=document.fields,
         fetched=document.fetched,
+        visual=document.visual,
     )

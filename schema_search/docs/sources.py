@@ -37,6 +37,7 @@ from .chunker import Chunking, chunk_section
 from .corpus import Chunk, Corpus, Document, IdAllocator, ParsedDocument, context_header
 from .sites.detect import check_site, detect
 from .sites.site import Site
+from .visual.options import Visual
 
 MANIFEST = "manifest.jsonl"
 # Formats whose whole text is written as Markdown (headings as ``#`` lines).
@@ -61,6 +62,7 @@ def read_corpus(
     progress: Progress | None = None,
     origin: str | None = None,
     site: str = "auto",
+    visual: Visual | None = None,
 ) -> Corpus:
     """Read, chunk and identify every document under ``folder``.
 
@@ -69,6 +71,8 @@ def read_corpus(
             a folder that does not outlive the indexing.
         site: the generator that builds the folder (``mkdocs``, ``vitepress``,
             ``docusaurus``), ``plain`` for none, ``auto`` to detect it from its config file.
+        visual: how PDFs and DOCX files are read beyond their text layer (scans, figures);
+            ``None``: their text layer only.
 
     Raises:
         SourceError: ``folder`` is not a folder, its manifest or site config is malformed,
@@ -76,6 +80,8 @@ def read_corpus(
         InvalidInput: ``url_template`` has an unknown placeholder, or ``site`` is unknown.
     """
     check_source(folder, url_template, site)
+    if visual is not None and progress is not None:
+        visual = dataclasses.replace(visual, progress=progress)
     builder = detect(folder, site, upload=origin is not None)
     warnings: list[str] = []
     selected = _select(folder, warnings, upload=origin is not None, site=builder)
@@ -89,7 +95,7 @@ def read_corpus(
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
                 raise ValueError(f"larger than {MAX_FILE_BYTES // 1_000_000} MB")
-            page = builder.read(path)
+            page = builder.read(path, visual)
         except (ValueError, OSError, RecursionError) as error:
             unreadable.append(f"{relative}: {error}")
             continue
@@ -97,9 +103,14 @@ def read_corpus(
             continue
         format_name, parsed = page
         text = _whole_text(parsed, markdown=format_name in MARKDOWN_FORMATS)
-        if not text.strip():
+        # What reading a PDF or DOCX beyond its text layer could not do (Tesseract missing, a page
+        # over the limits, the deadline) is the file's warning, where users look for one.
+        warnings.extend(f"{relative}: {w}" for w in (parsed.visual or {}).get("warnings", ()))
+        if not any(block.text.strip() for section in parsed.sections for block in section.blocks):
+            # (A PDF's text is never empty: each page is a "Page N" heading.)
             warnings.append(
-                f"{relative}: no text (a scanned PDF has no text layer)"
+                f"{relative}: no text (a scanned PDF without a text layer, and no OCR read it: "
+                "SCHEMA_SEARCH_DOCS_OCR and Tesseract, bash scripts/setup_tesseract.sh)"
                 if format_name == "pdf"
                 else f"{relative}: no text"
             )
@@ -292,6 +303,7 @@ def _document(
         fields={key: list(values) for key, values in parsed.fields.items()},
         chars=len(text),
         words=len(_WORD.findall(text)),
+        visual=parsed.visual,
     )
 
 
@@ -323,6 +335,7 @@ def _chunks(
                     url=url,
                     text=text,
                     label=document.label,
+                    derived=dataclasses.asdict(section.derived) if section.derived else None,
                 )
             )
     return chunks

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..core.followup import Rewrite
-from ..docs.models import ChunkResult, SourceDetail
+from ..docs.models import ChunkResult, Coverage, SourceDetail
 from ..errors import DocumentNotFound, InvalidInput
 from ..workspace import Workspace
 from .citations import Ledger, Source, link
@@ -97,6 +97,11 @@ class Passage(BaseModel):
     fetched: str | None = Field(
         None, description="When its page was fetched from the web (ISO 8601, UTC): how current it is. Null for files."
     )
+    derived: str | None = Field(
+        None,
+        description="Set when the passage was read from pixels, not text: where and how "
+        '("figure on page 2, read by OCR (confidence 0.90)"). Cite it as coming from that figure or scan.',
+    )
 
 
 class SearchDocsResult(BaseModel):
@@ -110,6 +115,9 @@ class SearchDocsResult(BaseModel):
         None, description="The text searched: the question, or it written out with `history`."
     )
     rewrite: Rewrite | None = None
+    coverage: Coverage | None = Field(
+        None, description="What a second search looked for (the question's subject or aspect) and added."
+    )
     off_topic: bool = Field(description="Nothing in the documents relates to the question.")
     notice: str
     passages: list[Passage]
@@ -172,6 +180,7 @@ class DocTools:
             notice=self.notice,
             passages=passages,
             batch=max((r.batch or 0 for r in responses), default=0) or None,
+            coverage=next((r.coverage for r in responses if r.coverage), None),
         )
 
     def get_document(self, source_id: str, ledger: Ledger, corpus: str | None = None) -> GetDocumentResult:
@@ -230,6 +239,7 @@ def _passage(corpus: str, hit: ChunkResult, cite: CiteBy) -> Passage:
         unrelated_distance=hit.unrelated_distance,
         why=why,
         fetched=hit.fetched,
+        derived=hit.derived.note if hit.derived else None,
     )
 
 
@@ -241,6 +251,11 @@ def search_docs_text(result: SearchDocsResult) -> str:
     lines = [f"{len(result.passages)} passages from {where} for {result.question!r}.", result.notice, ""]
     if result.batch == 2:  # said first: an agent that searched again must know these are new
         lines.insert(1, "The next batch of the same ranking: none of these passages was in your first results.")
+    if result.retrieval_question and result.retrieval_question != result.question:
+        lines.insert(1, f"Searched as a follow-up of the conversation: {result.retrieval_question!r}.")
+    if result.coverage:
+        added = f"added {', '.join(result.coverage.added)}" if result.coverage.added else "found nothing that holds it"
+        lines.insert(1, f"No passage showed {result.coverage.looked_for}: a second search ran and {added}.")
     for p in result.passages:
         near = (
             f"; distance {p.distance:.2f} (unrelated text: {p.unrelated_distance:.2f})"
@@ -249,7 +264,13 @@ def search_docs_text(result: SearchDocsResult) -> str:
         )
         # The day its page was fetched: an answer from a web page can say how current it is.
         fetched = f"; page fetched {p.fetched[:10]}" if p.fetched else ""
-        lines += [f"{_cite(p.cite)} - {p.why}{near}{fetched}", _fenced(p.text, p.url, p.title, p.heading_path), ""]
+        # Words read from pixels: the agent's citation should say "the figure on page 2", not quote it as text.
+        derived = f"; from a {p.derived}" if p.derived else ""
+        lines += [
+            f"{_cite(p.cite)} - {p.why}{near}{fetched}{derived}",
+            _fenced(p.text, p.url, p.title, p.heading_path),
+            "",
+        ]
     return "\n".join(lines).rstrip()
 
 

@@ -225,6 +225,8 @@ def search_text(result: SearchTablesResult) -> str:
         return f"Nothing in catalog {result.catalog!r} {what} {result.question!r}. Try other words, or say so."
     count = f"{len(result.tables)} table{'s' if len(result.tables) != 1 else ''}"
     lines = [f"{count} in catalog {result.catalog!r} for {result.question!r}.", result.notice, ""]
+    if result.retrieval_question and result.retrieval_question != result.question:
+        lines.insert(1, f"Searched as a follow-up of the conversation: {result.retrieval_question!r}.")
     for hit in result.tables:
         lines.append(f"{_head(hit.cite, hit.table, hit.kind)} - {hit.why}")
         if hit.columns_shown < hit.columns_total:

@@ -20,6 +20,7 @@ from ..docs.models import CorpusIndexResult, CorpusInfo, Coverage, CrawlCounts, 
 from ..docs.pages import write_pages
 from ..docs.search import CorpusSearcher, DocsSearchConfig
 from ..docs.sources import check_source, read_corpus
+from ..docs.visual.options import Visual
 from ..errors import CorpusNotFound
 from ..structured.collection import STRUCTURED_FILE, Collection, load_collection, write_collection
 from ..structured.fields import Choices
@@ -66,7 +67,14 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
             self.workspace.loaded_embedder(progress)  # chunk sizes are checked with its tokenizer
         chunking = self.chunking()
         read = read_corpus(
-            Path(folder), corpus, chunking, url_template=url_template, progress=progress, origin=origin, site=site
+            Path(folder),
+            corpus,
+            chunking,
+            url_template=url_template,
+            progress=progress,
+            origin=origin,
+            site=site,
+            visual=Visual.from_settings(self.settings),
         )
         return self._store_corpus(corpus, read, chunking, started, progress)
 
@@ -94,7 +102,14 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
                     self.workspace.loaded_embedder(progress)
                 chunking = self.chunking()
                 # plain: the pages are as the site serves them, and no mkdocs.yml above the data directory applies.
-                read = read_corpus(crawled.folder, corpus, chunking, progress=progress, site="plain")
+                read = read_corpus(
+                    crawled.folder,
+                    corpus,
+                    chunking,
+                    progress=progress,
+                    site="plain",
+                    visual=Visual.from_settings(self.settings),
+                )
                 read = stamped(read, crawled.records, crawled.source(mirror.folder), crawled.warnings)
                 result = self._store_corpus(corpus, read, chunking, started, progress, crawled.counts)
             except BaseException:
@@ -267,5 +282,6 @@ def _corpus_info(generation: Generation, corpus: Corpus) -> CorpusInfo:
         generation=generation.id,
         built_at=manifest["built_at"],
         warnings=list(corpus.warnings),
+        visual={d.path: d.visual for d in corpus.documents if d.visual},
         **dense_info(manifest),
     )

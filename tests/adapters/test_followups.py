@@ -146,9 +146,13 @@ def test_mcp_search_docs_takes_history(handbook_workspace: Workspace) -> None:
         async with Client(create_server(handbook_workspace, corpora=["handbook"])) as client:
             found = await client.call_tool("search_docs", {"question": QUESTION, "k": 3, "history": HISTORY})
             plain = await client.call_tool("search_docs", {"question": QUESTION, "k": 3})
-            return found.structured_content, plain.structured_content
+            return found, plain
 
-    found, plain = anyio.run(run)
+    said, unsaid = anyio.run(run)
+    # The agent reads how its question was searched, in the text it gets as well as the structure.
+    assert "Searched as a follow-up of the conversation: 'who approves it? (about" in said.content[0].text
+    assert "Searched as a follow-up" not in unsaid.content[0].text
+    found, plain = said.structured_content, unsaid.structured_content
     assert found["question"] == QUESTION
     assert found["retrieval_question"] == "who approves it? (about large refunds handled)"
     assert found["rewrite"]["by"] == "deterministic" and found["passages"]

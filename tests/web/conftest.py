@@ -102,8 +102,9 @@ class RecordedDescriber:
 def web_home(tmp_path_factory) -> Path:
     """A home with catalog crm (sample_schemas/crm.sql), corpus handbook, corpus notes (one
     handbook page without the manifest, so its URL is the file's path), corpus markdown
-    (tests/web/markdown_corpus: Markdown to render, hostile Markdown, plain text), and catalog
-    tiny with generated descriptions; indexed once."""
+    (tests/web/markdown_corpus: Markdown to render, hostile Markdown, plain text), corpus manuals
+    (a PDF whose diagram's labels only OCR reads), and catalog tiny with generated descriptions;
+    indexed once."""
     home = tmp_path_factory.mktemp("web-home")
     workspace = Workspace(Settings(home=home, embedding_threads=1))
     workspace.catalogs.index(str(SAMPLES / "crm.sql"), catalog="crm")
@@ -112,6 +113,9 @@ def web_home(tmp_path_factory) -> Path:
     shutil.copy(HANDBOOK / "policies" / "refunds.md", notes / "refunds.md")
     workspace.corpora.index(notes, corpus="notes")
     workspace.corpora.index(MARKDOWN_CORPUS, corpus="markdown")
+    manuals = tmp_path_factory.mktemp("manuals")
+    shutil.copy(REPO / "sample_docs" / "visual" / "board-manual.pdf", manuals / "board-manual.pdf")
+    workspace.corpora.index(manuals, corpus="manuals")
     workspace.catalogs.index_catalog(tiny_catalog())
     describe_and_index(workspace, "tiny", RecordedDescriber(), concurrency=1)
     return home

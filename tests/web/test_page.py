@@ -481,3 +481,12 @@ def test_next_batch_shows_the_rest_of_the_ranking_once(tab: Tab):
     second = set(results.evaluate_all("items => items.map(i => i.dataset.key)"))
     assert not first & second  # none shown before
     expect(page.get_by_test_id("next-batch")).to_be_hidden()  # once per turn
+
+
+def test_a_passage_read_from_a_figure_is_marked_and_the_overview_counts_what_was_read(tab: Tab):
+    page = tab.open(search_hash("corpus", "manuals", "Where is the JBAT1 jumper?"))
+    first = page.get_by_test_id("results").get_by_test_id("result").first
+    expect(first.get_by_test_id("derived")).to_contain_text("from a figure on page 2, read by OCR")
+    page = tab.open("#/corpus/manuals")
+    row = page.get_by_test_id("visual").get_by_test_id("visual-row")
+    expect(row).to_contain_text("board-manual.pdf")

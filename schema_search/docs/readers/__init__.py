@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..corpus import Block, ParsedDocument, Section
 from .docx import read_docx
@@ -19,6 +20,9 @@ from .mdx import read_mdx
 from .pdf import read_pdf
 from .rst import read_rst
 from .text import read_text
+
+if TYPE_CHECKING:
+    from ..visual.options import Visual
 
 TextReader = Callable[[str], ParsedDocument]
 BinaryReader = Callable[[bytes], ParsedDocument]
@@ -43,8 +47,9 @@ def supported(path: Path) -> bool:
     return path.suffix.lower() in FORMATS
 
 
-def read(path: Path) -> tuple[str, ParsedDocument]:
-    """``(format, parsed document)`` of one file.
+def read(path: Path, visual: Visual | None = None) -> tuple[str, ParsedDocument]:
+    """``(format, parsed document)`` of one file; a PDF's or a DOCX's read beyond its text
+    layer as ``visual`` allows (:mod:`schema_search.docs.visual`), only its text without one.
 
     Raises:
         ValueError: unsupported type, not UTF-8 text, or a reader's own reason.
@@ -56,7 +61,7 @@ def read(path: Path) -> tuple[str, ParsedDocument]:
         raise ValueError(f"no reader for {path.suffix or 'files without a suffix'}") from None
     data = path.read_bytes()
     if not textual:
-        return name, finish(reader(data))
+        return name, finish(reader(data) if visual is None else reader(data, visual))
     return name, finish(reader(decode(data)))
 
 
@@ -106,6 +111,7 @@ def finish(parsed: ParsedDocument) -> ParsedDocument:
                 tuple(map(well_formed, s.headings)),
                 clean(s.anchor),
                 tuple(Block(well_formed(b.text), b.code) for b in s.blocks),
+                s.derived,
             )
             for s in parsed.sections
         ),

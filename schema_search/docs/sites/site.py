@@ -17,6 +17,7 @@ from typing import Any
 from .. import readers
 from ..corpus import ParsedDocument
 from ..readers.headers import split_front_matter
+from ..visual.options import Visual
 
 # How many file names a warning lists before it only counts.
 LISTED = 5
@@ -47,17 +48,18 @@ class Site:
     # Suffixes of the files the generator builds pages from; any other file is read by its format's reader.
     page_suffixes: tuple[str, ...] = ()
 
-    def read(self, path: Path) -> tuple[str, ParsedDocument] | None:
+    def read(self, path: Path, visual: Visual | None = None) -> tuple[str, ParsedDocument] | None:
         """``(format, parsed page)``, or None for a file that turns out not to be a page (recorded).
 
-        A page (``page_suffixes``) goes to :meth:`read_page` as its front matter and body, as written.
+        A page (``page_suffixes``) goes to :meth:`read_page` as its front matter and body, as written;
+        another file to its reader (a PDF or DOCX read beyond its text layer as ``visual`` says).
 
         Raises:
             ValueError: the file cannot be read (the message says why).
             OSError: the file cannot be opened.
         """
         if path.suffix.lower() not in self.page_suffixes:
-            return readers.read(path)
+            return readers.read(path, visual)
         head, body = split_front_matter(readers.decode(path.read_bytes()))
         return self.read_page(path, head, body)
 

@@ -85,7 +85,7 @@ export function sourceView(root, route, { signal }) {
   );
   guarded(facts, async () => {
     const info = await api(sourcePath({ kind, name }), { signal });
-    replace(facts, sourceFacts(kind, info), warnings(info.warnings));
+    replace(facts, sourceFacts(kind, info), visualTable(info.visual), warnings(info.warnings));
   }, `Could not show ${kind} ${name}`);
   guarded(fieldsBody, async () => drawFields(fieldsBody, await api(`${sourcePath({ kind, name })}/fields`, { signal })), "The structured index could not be read");
   return {};
@@ -126,6 +126,45 @@ function describedText(c) {
   const models = c.description_models && c.description_models.length ? ` by ${words(c.description_models)}` : "";
   const at = c.described_at ? `, latest ${when(c.described_at)}` : "";
   return `${c.described} of ${count(total, "table")} described${models}${at}.`;
+}
+
+// What reading beyond the text layer did, per PDF or DOCX: the pages OCR'd, the figures read,
+// the decorations (a repeated logo, a page frame) skipped, and any vision model's calls.
+const VISUAL_COLUMNS = [
+  ["Pages", "pages"],
+  ["OCR'd", "pages_ocr"],
+  ["Figures found", "figures_found"],
+  ["Described", "figures_described"],
+  ["Decorations skipped", "decorations_skipped"],
+  ["Vision calls", "vision_calls"],
+];
+
+function visualTable(visual) {
+  const rows = Object.entries(visual || {});
+  if (!rows.length) return null;
+  return h(
+    "section",
+    { class: "visual", "aria-labelledby": "visual-h", "data-testid": "visual" },
+    h("h2", { id: "visual-h" }, "Read beyond the text layer"),
+    h(
+      "table",
+      null,
+      h("thead", null, h("tr", null, h("th", { scope: "col" }, "Document"), VISUAL_COLUMNS.map(([label]) => h("th", { scope: "col" }, label)), h("th", { scope: "col" }, "Seconds"))),
+      h(
+        "tbody",
+        null,
+        rows.map(([path, v]) =>
+          h(
+            "tr",
+            { "data-testid": "visual-row" },
+            h("th", { scope: "row" }, h("code", null, path)),
+            VISUAL_COLUMNS.map(([, field]) => h("td", null, v[field] == null ? "–" : String(v[field]))),
+            h("td", null, v.seconds == null ? "–" : Number(v.seconds).toFixed(1)),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 function warnings(list) {

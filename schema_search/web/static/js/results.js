@@ -106,6 +106,10 @@ export function chunkResult(r, rank, { name: corpus, question, levels, channels 
       ? h("p", { class: "result-path", "data-testid": "heading-path" }, marked(r.heading_path.join(" › "), words))
       : null,
     badges(r.pinned, r.added, "chunk"),
+    // Words read from pixels (a scan, a figure) were not written as text: cite them as such.
+    r.derived
+      ? h("p", { class: "badges" }, h("span", { class: "badge derived", "data-testid": "derived" }, `from a ${r.derived.note}`))
+      : null,
     h("p", { class: "why", "data-testid": "why" }, why(r, levels, CHUNK_CHANNELS)),
     channelList(r.channels, channels),
     h("p", { class: "score", "data-testid": "score" }, scoreLine(r, levels.fusion)),

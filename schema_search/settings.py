@@ -438,8 +438,9 @@ class Settings(BaseSettings):
     docs_figures: bool = Field(
         True,
         description=(
-            "Read the figures of PDF pages and DOCX files (diagrams, charts, photos; never repeated logos, frames "
-            "or tiny images) and put what they say into the text at their place, marked as derived from a figure."
+            "Read the figures of PDF pages, DOCX files and the local images of Markdown and HTML pages (diagrams, "
+            "charts, photos; never repeated logos, frames or tiny images) and put what they say into the text at "
+            "their place, marked as derived from a figure."
         ),
     )
     vision_model: str | None = Field(

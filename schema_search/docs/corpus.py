@@ -104,7 +104,7 @@ class ParsedDocument:
         label: the number the document is known by, from the first header field when
             it is an integer (``PEP: 572`` -> ``PEP 572``).
         url: a ``url`` the document declares for itself (front matter), if any.
-        visual: for a PDF or DOCX read beyond its text layer, what that reading did
+        visual: for a PDF or DOCX read beyond its text layer (or a page with local images), what that reading did
             (pages, pages OCR'd, figures found and described, decorations skipped, vision
             calls and their cost, seconds, warnings); ``None`` for text formats.
     """

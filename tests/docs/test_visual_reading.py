@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import shutil
 import struct
 import time
 import zipfile
@@ -14,7 +13,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from eval.visual.robustness import pdf_of, png_chunk
 from schema_search import sandbox
@@ -24,27 +23,10 @@ from schema_search.docs.readers.pdf import read_pdf
 from schema_search.docs.visual.options import Visual
 from schema_search.docs.visual.worker import NO_TESSERACT
 
-DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+from .conftest import diagram, font, ocr
+
 A6 = (105, 148)  # mm: small pages read fast
 SCAN_LINES = ("Quarterly warehouse report", "Invoices are reconciled every", "night by the billing service.")
-
-
-# The tests that read words need the real Tesseract (never a fake: its confidence and its misreadings are the point).
-ocr = pytest.mark.skipif(shutil.which("tesseract") is None, reason="needs tesseract (apt-get install tesseract-ocr)")
-
-
-@pytest.fixture
-def no_model(monkeypatch):
-    """Fails the test if a vision model is called."""
-
-    def called(*args, **kwargs):
-        raise AssertionError("a vision model was called without vision_model")
-
-    monkeypatch.setattr("schema_search.docs.visual.vision.describe", called)
-
-
-def font(size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(DEJAVU), size) if DEJAVU.exists() else ImageFont.load_default(size=size)
 
 
 def typed(lines: tuple[str, ...], size=(620, 877), text_size=26, top=60) -> Image.Image:
@@ -53,17 +35,6 @@ def typed(lines: tuple[str, ...], size=(620, 877), text_size=26, top=60) -> Imag
     draw = ImageDraw.Draw(image)
     for number, line in enumerate(lines):
         draw.text((50, top + number * int(text_size * 1.6)), line, font=font(text_size), fill=0)
-    return image
-
-
-def diagram() -> Image.Image:
-    """Two labelled boxes joined by a line: labels that exist only as pixels."""
-    image = Image.new("RGB", (800, 360), "white")
-    draw = ImageDraw.Draw(image)
-    for left, label in ((40, "Ingest"), (480, "Warehouse")):
-        draw.rectangle((left, 100, left + 280, 260), outline="black", width=4)
-        draw.text((left + 30, 160), label, font=font(40), fill="black")
-    draw.line((320, 180, 480, 180), fill="black", width=4)
     return image
 
 
@@ -473,7 +444,7 @@ def test_docx_images_are_inflated_one_at_a_time_in_the_child_within_a_total(fake
 
     pictures = [png(diagram()), png(diagram().rotate(180)), png(diagram().transpose(Image.Transpose.FLIP_LEFT_RIGHT))]
     data = docx_of(*pictures)
-    monkeypatch.setattr("schema_search.docs.visual.docx.MAX_DOCUMENT_BYTES", len(pictures[0]) * 3 // 2)
+    monkeypatch.setattr("schema_search.docs.visual.figure_text.MAX_DOCUMENT_BYTES", len(pictures[0]) * 3 // 2)
     monkeypatch.setattr(zipfile.ZipFile, "open", recorded)  # in this process only, not the child's
     doc = read_docx(data, fake_model)
     assert not any(name.startswith("word/media/") for name in opened), opened

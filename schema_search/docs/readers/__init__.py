@@ -47,9 +47,17 @@ def supported(path: Path) -> bool:
     return path.suffix.lower() in FORMATS
 
 
-def read(path: Path, visual: Visual | None = None) -> tuple[str, ParsedDocument]:
+# The text formats whose pages show image files beside them: read too, with ``visual``.
+SHOWS_IMAGES = frozenset({"markdown", "mdx", "html"})
+
+
+def read(path: Path, visual: Visual | None = None, root: Path | None = None) -> tuple[str, ParsedDocument]:
     """``(format, parsed document)`` of one file; a PDF's or a DOCX's read beyond its text
     layer as ``visual`` allows (:mod:`schema_search.docs.visual`), only its text without one.
+
+    With ``visual``, a Markdown, MDX or HTML page's local image files are read as a DOCX's
+    images are (:mod:`schema_search.docs.visual.local_images`), each inside ``root`` (the
+    folder being indexed) or, without it, inside the page's own folder; a URL is never fetched.
 
     Raises:
         ValueError: unsupported type, not UTF-8 text, or a reader's own reason.
@@ -62,7 +70,11 @@ def read(path: Path, visual: Visual | None = None) -> tuple[str, ParsedDocument]
     data = path.read_bytes()
     if not textual:
         return name, finish(reader(data) if visual is None else reader(data, visual))
-    return name, finish(reader(decode(data)))
+    if visual is None or not visual.figures or name not in SHOWS_IMAGES:
+        return name, finish(reader(decode(data)))
+    from ..visual.local_images import read_with_images  # the child and its reading only when images are read
+
+    return name, finish(read_with_images(reader, decode(data), path, visual, root))
 
 
 def decode(data: bytes) -> str:

@@ -8,6 +8,11 @@ A heading's anchor is the one the source writes (``{#id}``, or an attribute list
 ``{: #id .class }``); a site generator that makes anchors of the headings the source
 leaves bare passes ``anchors`` (see :mod:`schema_search.docs.sites.slugs`), which sees
 every heading of the page, its title included, as generators number repeats over all.
+
+Given ``images`` (a list), each image a paragraph shows (``![alt](path)``, or a raw
+``<img src=...>``) is appended to it as ``(source, None)`` and a marker block
+(:func:`~schema_search.docs.visual.place.marker` of its index) follows the paragraph, for
+:mod:`schema_search.docs.visual.local_images` to read; the paragraph keeps its text.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..corpus import ParsedDocument
+from ..visual.place import marker
 from .fences import split_fenced
 from .headers import front_matter
 from .outline import Outline
@@ -29,6 +35,13 @@ _ID = re.compile(r"(?:^|[\s:{])#([\w.:-]+)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _INCLUDE_MACRO = re.compile(r"^\s*\{\*.*\*\}\s*$")
 _BLOCK_FENCE = re.compile(r"^\s*/{3,}(?:\s.*)?$")
+# ![alt](source "title"), the source bare or in <...>; a raw <img src=...> as HTML writes it.
+_IMAGE = re.compile(
+    r"!\[[^\]]*\]\(\s*(?:<([^>\n]*)>|([^\s()]+))(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+    r"|<img\b[^>]*?\ssrc\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))",
+    re.IGNORECASE,
+)
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1", re.S)
 
 
 @dataclass(frozen=True)
@@ -51,7 +64,11 @@ class Heading:
 Anchors = Callable[[Sequence[Heading]], Sequence[str | None]]
 
 
-def read_markdown(text: str, anchors: Anchors | None = None) -> ParsedDocument:
+# Where a reader collects a page's images: (source as written, shown size in CSS px or None).
+Images = list[tuple[str, tuple[float, float] | None]]
+
+
+def read_markdown(text: str, anchors: Anchors | None = None, images: Images | None = None) -> ParsedDocument:
     """Parse Markdown into a title, header fields and sections.
 
     >>> doc = read_markdown("# Tasks { #tasks }\\n\\nIntro.\\n\\n## Use it { #use-it }\\n\\n```py\\n# not a heading\\n```\\n")
@@ -75,6 +92,10 @@ def read_markdown(text: str, anchors: Anchors | None = None) -> ParsedDocument:
     def end_paragraph() -> None:
         if paragraph:
             parts.append(("\n".join(paragraph), False))
+            if images is not None:  # each image after the text of its paragraph, as a DOCX's
+                for source in image_sources(parts[-1][0]):
+                    images.append((source, None))
+                    parts.append((marker(str(len(images) - 1)), False))
             paragraph.clear()
 
     for line in lines:
@@ -117,6 +138,22 @@ def read_markdown(text: str, anchors: Anchors | None = None) -> ParsedDocument:
         parts.append(("\n".join(code), True))
     outline = _outline(parts, _first(fields, "title"), anchors)
     return ParsedDocument(title=outline.title, sections=outline.sections(), fields=fields, url=_first(fields, "url"))
+
+
+def image_sources(paragraph: str) -> list[str]:
+    """The sources of the images ``paragraph`` shows, in order, as written; none in code spans.
+
+    >>> image_sources('See ![Flow](img/flow.png "The flow") and ![a b](<my chart.png>), `![x](code.png)`.')
+    ['img/flow.png', 'my chart.png']
+    >>> image_sources('<img alt="Logo" src="logo.png" width=40> [link](page.md) ![](https://x.dev/b.svg)')
+    ['logo.png', 'https://x.dev/b.svg']
+    """
+    found = []
+    for match in _IMAGE.finditer(_CODE_SPAN.sub("", paragraph)):
+        source = next(group for group in match.groups() if group is not None)
+        if source.strip():
+            found.append(source.strip())
+    return found
 
 
 def _outline(parts: list[Heading | tuple[str, bool]], title: str | None, anchors: Anchors | None) -> Outline:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from ..corpus import ParsedDocument
 from .fences import dedent_fence, map_prose, split_fenced
 from .headers import split_front_matter
-from .markdown import Anchors, read_markdown
+from .markdown import Anchors, Images, read_markdown
 
 _ESM = re.compile(r"^(?:import|export)[\s{*]")
 _STRING_EXPORT = re.compile(r"^export\s+(?:const|let|var)\s+(\w+)\s*=\s*(['\"`])((?:(?!\2)[^\\\n]|\\.)*)\2", re.M)
@@ -36,8 +36,11 @@ _MDX_CODE_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*mdx-code-block[ \t]*\n"
 _LITERAL = re.compile(r"(['\"])([^'\"\\]*)\1")
 
 
-def read_mdx(text: str, anchors: Anchors | None = None) -> ParsedDocument:
+def read_mdx(text: str, anchors: Anchors | None = None, images: Images | None = None) -> ParsedDocument:
     """Parse an MDX page: ESM and JSX out, text children in, the exported title where front matter has none.
+
+    ``images`` collects the page's Markdown images as :func:`~.markdown.read_markdown` does; a
+    JSX ``<img src={imported} />`` names a module, not a file, and goes with its tag.
 
     >>> doc = read_mdx('import {Tabs, TabItem} from "@theme/Tabs"\\nexport const title = "flex"\\n\\n'
     ...                '# Flex\\n\\n<Tabs>\\n<TabItem value="py" label="Python">\\n\\nRun **it**.\\n\\n</TabItem>\\n</Tabs>\\n\\n'
@@ -47,7 +50,7 @@ def read_mdx(text: str, anchors: Anchors | None = None) -> ParsedDocument:
     """
     head, body = split_front_matter(text)
     body, exported = strip_mdx(body)
-    parsed = read_markdown(head + body, anchors)
+    parsed = read_markdown(head + body, anchors, images)
     fields = {**{key: (value,) for key, value in exported.items()}, **parsed.fields}
     title = parsed.title if "title" in parsed.fields else exported.get("title") or parsed.title
     return dataclasses.replace(parsed, title=title, fields=fields)

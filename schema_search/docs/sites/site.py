@@ -59,7 +59,7 @@ class Site:
             OSError: the file cannot be opened.
         """
         if path.suffix.lower() not in self.page_suffixes:
-            return readers.read(path, visual)
+            return readers.read(path, visual, root=self.root)
         head, body = split_front_matter(readers.decode(path.read_bytes()))
         return self.read_page(path, head, body)
 

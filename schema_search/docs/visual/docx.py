@@ -9,12 +9,14 @@ place in the text, ``page=None``, as DOCX has no pages until a word processor la
 
 This process reads only the zip's directory and XML; the image members are inflated in
 the child, one at a time as each is read (:func:`.docx_parts.read_member`: each at most
-:data:`MAX_IMAGE_BYTES`, all of a document's together at most :data:`MAX_DOCUMENT_BYTES`),
+:data:`~.figure_text.MAX_IMAGE_BYTES`, all of a document's together at most
+:data:`~.figure_text.MAX_DOCUMENT_BYTES`),
 and decoded there too, by Pillow, as PNG, JPEG, GIF, BMP, TIFF or WebP only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import zipfile
 from collections import Counter
@@ -23,7 +25,7 @@ from urllib.parse import unquote
 from xml.etree import ElementTree
 
 from .docx_parts import MAX_PART_BYTES, W, read_member
-from .figure_text import FigureText
+from .figure_text import FigureText, ImageAsk, read_images
 from .figures import REPEATED_PAGES
 from .languages import for_figure, text_language
 from .options import Visual
@@ -42,11 +44,6 @@ _VML_IMAGE = "{urn:schemas-microsoft-com:vml}imagedata"
 _RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 _RELS = "word/_rels/document.xml.rels"
 EMU_PER_POINT = 12_700
-# An image file larger than this, inflated, is not read (a photo at print quality is ~10 MB).
-MAX_IMAGE_BYTES = 50_000_000
-# A document's images, inflated, together: past this the rest are not read (a manual with a
-# hundred screenshots holds ~100 MB; more is a zip bomb spread over many members).
-MAX_DOCUMENT_BYTES = 250_000_000
 # US Letter, in points: the page when the body's section properties do not give one.
 LETTER = (612.0, 792.0)
 
@@ -201,66 +198,15 @@ def read_pictures(found: list[Picture], images: Images, text: str, visual: Visua
                 reason = opened["failed"] if opened else session.why()
                 report.warn(f"images 1 to {len(found)} were not read: {reason}")
                 return inserts, report
-            budget = MAX_DOCUMENT_BYTES
+            asks = []
             for number, picture in enumerate(found, 1):
+                ask = ImageAsk(picture.key, number, picture.member)
                 if picture.member not in images.members:
-                    report.warn(f"image {number} ({picture.member}) was not read: it is missing from the file")
+                    report.warn(f"{ask.name} was not read: it is missing from the file")
                     continue
-                if not languages and not texts.describing:  # the model failed (warned): the rest would read nothing
-                    break
-                reply = session.call(
-                    "read_image",
-                    member=picture.member,
-                    limit=min(MAX_IMAGE_BYTES, budget),
-                    max_pixels=visual.max_pixels,
-                    language=language,
-                    ocr=bool(languages),
-                    images=texts.describing,
-                    size=picture.size,
-                    page=images.page,
-                    repeated=picture.member in repeated,
-                )
-                if reply is None:
-                    if session.given_up():
-                        report.warn(f"images {number} to {len(found)} were not read: " + session.why())
-                        break
-                    continue
-                budget -= reply.get("bytes", 0)
-                if "too_large" in reply and reply["too_large"] < MAX_IMAGE_BYTES:
-                    report.warn(
-                        f"images {number} to {len(found)} were not read: a document's images inflate to "
-                        f"{MAX_DOCUMENT_BYTES:,} bytes at most, together"
-                    )
-                    break
-                insert = _insert(reply, number, picture, texts)
-                if insert is not None:
-                    inserts[picture.key] = insert
+                request = {"member": picture.member, "size": picture.size, "page": images.page}
+                asks.append(dataclasses.replace(ask, request={**request, "repeated": picture.member in repeated}))
+            inserts = read_images(session, texts, "read_image", asks, language, bool(languages))
     except Unavailable as error:
         report.warn(str(error))
     return inserts, report
-
-
-def _insert(reply: dict, number: int, picture: Picture, texts: FigureText) -> Insert | None:
-    """One image's section, or ``None`` with the reason counted or warned."""
-    report, limit = texts.report, texts.visual.max_pixels
-    if "decoration" in reply:
-        report.decorations_skipped += 1
-        return None
-    if "too_large" in reply:
-        report.warn(
-            f"image {number} ({picture.member}) was not read: it inflates to more than {MAX_IMAGE_BYTES:,} bytes"
-        )
-        return None
-    if "oversized" in reply:
-        pixels = f"{reply['oversized']:,} pixels" if reply["oversized"] else "more pixels than Pillow allows"
-        report.warn(
-            f"image {number} ({picture.member}) declares {pixels}, over the limit of {limit:,} "
-            "(docs_visual_max_pixels); it was not read"
-        )
-        return None
-    if "failed" in reply:
-        report.warn(f"image {number} ({picture.member}): {reply['failed']}")
-    if "transcript" not in reply:
-        return None
-    report.figures_found += 1
-    return texts.insert(None, reply)

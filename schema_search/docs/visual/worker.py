@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import time
 import zipfile
 from collections.abc import Callable
@@ -163,6 +164,31 @@ def read_image(request: dict, state: dict) -> dict:
         return {"failed": "it is missing from the file"}
     except ValueError as error:
         return {"failed": str(error)}
+    return {**_image(data, request, deadline), "bytes": len(data)}
+
+
+@_answers
+def read_image_file(request: dict, state: dict) -> dict:
+    """Read the image file at ``path`` (a Markdown or HTML page's, checked by the parent:
+    :mod:`.local_images`) up to ``limit`` bytes, then as :func:`read_image` reads a DOCX's.
+
+    The last component is opened without following a link, and only a regular file is read:
+    a link swapped in after the parent's check, a FIFO or a device is not.
+    """
+    _close(state)
+    deadline = time.monotonic() + request["seconds"]
+    try:
+        handle = os.open(request["path"], os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return {"failed": "the file does not exist"}
+    except OSError as error:
+        return {"failed": f"it cannot be opened ({error.strerror or error})"}
+    with os.fdopen(handle, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return {"failed": "it is not a regular file"}
+        data = file.read(request["limit"] + 1)
+    if len(data) > request["limit"]:
+        return {"too_large": request["limit"]}
     return {**_image(data, request, deadline), "bytes": len(data)}
 
 

@@ -428,6 +428,21 @@ class Settings(BaseSettings):
         ),
     )
     rewrite_timeout: float = Field(10.0, gt=0, description="Seconds allowed for a model's follow-up rewrite.")
+    docs_mask_personal: bool = Field(
+        False,
+        description=(
+            "Replace e-mail addresses and phone numbers in indexed documents with [e-mail] and [phone] before "
+            "anything is stored or indexed: no search finds them and no answer quotes them. Re-index to apply."
+        ),
+    )
+    phone_region: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z]{2}$",
+        description=(
+            "The country (ISO 3166 code: US, DE, ...) whose national phone formats are masked too; unset: only "
+            "numbers written in international format (+49 ...)."
+        ),
+    )
     docs_ocr: bool = Field(
         True,
         description=(

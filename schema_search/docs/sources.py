@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..core.personal import mask
 from ..errors import InvalidInput, SourceError
 from . import readers
 from .chunker import Chunking, chunk_section
@@ -63,6 +64,7 @@ def read_corpus(
     origin: str | None = None,
     site: str = "auto",
     visual: Visual | None = None,
+    personal: Personal | None = None,
 ) -> Corpus:
     """Read, chunk and identify every document under ``folder``.
 
@@ -73,6 +75,8 @@ def read_corpus(
             ``docusaurus``), ``plain`` for none, ``auto`` to detect it from its config file.
         visual: how PDFs and DOCX files are read beyond their text layer (scans, figures);
             ``None``: their text layer only.
+        personal: mask e-mail addresses and phone numbers in every block before anything is
+            stored or indexed (counted in the source's ``masked``); ``None``: kept as written.
 
     Raises:
         SourceError: ``folder`` is not a folder, its manifest or site config is malformed,
@@ -86,6 +90,7 @@ def read_corpus(
     warnings: list[str] = []
     selected = _select(folder, warnings, upload=origin is not None, site=builder)
     ids = IdAllocator()
+    masked: Counter = Counter()
     documents: list[Document] = []
     chunks: list[Chunk] = []
     texts: dict[str, str] = {}
@@ -102,6 +107,8 @@ def read_corpus(
         if page is None:  # not a page after all (the site recorded why)
             continue
         format_name, parsed = page
+        if personal is not None:
+            parsed = _masked(parsed, personal, masked)
         text = _whole_text(parsed, markdown=format_name in MARKDOWN_FORMATS)
         # What reading a PDF or DOCX beyond its text layer could not do (Tesseract missing, a page
         # over the limits, the deadline) is the file's warning, where users look for one.
@@ -137,6 +144,8 @@ def read_corpus(
         "manifest": (folder / MANIFEST).is_file(),
         "site": builder.describe(),
     }
+    if personal is not None:
+        source["masked"] = {kind: masked[kind] for kind in ("e-mail addresses", "phone numbers")}
     return Corpus(name, tuple(documents), tuple(chunks), source, tuple(warnings), texts)
 
 
@@ -314,6 +323,29 @@ def modified(path: Path) -> str | None:
     except (OSError, OverflowError, ValueError):
         return None
     return moment.replace(microsecond=0).isoformat()
+
+
+@dataclasses.dataclass(frozen=True)
+class Personal:
+    """Masking of personal data in indexed text: on, and the region national phone formats are read in."""
+
+    phone_region: str | None = None
+
+
+def _masked(parsed: ParsedDocument, personal: Personal, counts: Counter) -> ParsedDocument:
+    """``parsed`` with e-mail addresses and phone numbers masked in its blocks (code blocks too:
+    a config example may hold a real address)."""
+    sections = tuple(
+        dataclasses.replace(
+            section,
+            blocks=tuple(
+                dataclasses.replace(block, text=mask(block.text, personal.phone_region, counts))
+                for block in section.blocks
+            ),
+        )
+        for section in parsed.sections
+    )
+    return dataclasses.replace(parsed, sections=sections)
 
 
 def _chunks(

@@ -19,7 +19,7 @@ from ..docs.documents import CHUNKS
 from ..docs.models import CorpusIndexResult, CorpusInfo, Coverage, CrawlCounts, DocsSearchResponse, SourceDetail
 from ..docs.pages import write_pages
 from ..docs.search import CorpusSearcher, DocsSearchConfig
-from ..docs.sources import check_source, read_corpus
+from ..docs.sources import Personal, check_source, read_corpus
 from ..docs.visual.options import Visual
 from ..errors import CorpusNotFound
 from ..structured.collection import STRUCTURED_FILE, Collection, load_collection, write_collection
@@ -75,6 +75,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
             origin=origin,
             site=site,
             visual=Visual.from_settings(self.settings),
+            personal=self._personal(),
         )
         return self._store_corpus(corpus, read, chunking, started, progress)
 
@@ -109,6 +110,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
                     progress=progress,
                     site="plain",
                     visual=Visual.from_settings(self.settings),
+                    personal=self._personal(),
                 )
                 read = stamped(read, crawled.records, crawled.source(mirror.folder), crawled.warnings)
                 result = self._store_corpus(corpus, read, chunking, started, progress, crawled.counts)
@@ -165,6 +167,10 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         Mirror.of(self.settings.home, name).remove()  # a crawled corpus's pages go with it
 
     # -- reading ---------------------------------------------------------------------
+
+    def _personal(self) -> Personal | None:
+        """Whether indexed text has its e-mail addresses and phone numbers masked, as the settings say."""
+        return Personal(self.settings.phone_region) if self.settings.docs_mask_personal else None
 
     def config(self) -> DocsSearchConfig:
         return configs.docs_config(self.settings)

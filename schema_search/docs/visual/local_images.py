@@ -14,8 +14,9 @@ Which sources are read (:func:`locate`):
 
 - a URL (``http:``, ``https:``, ``data:``, ``file:``, any scheme, or ``//host/...``) is not
   fetched nor decoded, and needs no warning: it is no file of the corpus;
-- an absolute path (``/img/a.png``) is not read (a warning): it names the server's root or the
-  machine's, neither of which is the corpus;
+- an absolute path (``/img/a.png``) is not read, and needs no warning either: it names the
+  site's root as a server publishes it (documentation sources write their images so, the
+  FastAPI docs 116 times) or the machine's, neither of which is a folder of the corpus;
 - a relative path is taken from the page's folder, percent-escapes undone, ``?query`` and
   ``#fragment`` dropped. It is read only when it stays inside ``root`` (the folder being
   indexed) or, when the caller does not say which folder that is, inside the page's own
@@ -57,6 +58,11 @@ class LocalImage:
     source: str
     path: Path
     size: tuple[float, float] | None
+
+
+# A template's expressions ({{ user.avatar_url }} in MkDocs macros and Jinja, ${...} in JS):
+# the site fills them in when it is built, so they name no file of the folder.
+TEMPLATE_MARKS = ("{{", "{%", "${")
 
 
 def read_with_images(
@@ -114,21 +120,23 @@ def locate(source: str, folder: Path, root: Path | None = None) -> tuple[Path | 
 
 def local_part(source: str) -> tuple[str | None, str | None]:
     """The relative path ``source`` names (percent-escapes undone, ``?query`` and ``#fragment``
-    dropped), or ``(None, reason)``; ``(None, None)`` for a URL, which names no file of ours.
+    dropped), or ``(None, reason)``; ``(None, None)`` for a URL or an absolute path, which name no file of ours.
 
     >>> local_part("img/my%20chart.png?v=2#top"), local_part("https://x.dev/a.png"), local_part("data:image/png;base64,AA")
     (('img/my chart.png', None), (None, None), (None, None))
-    >>> local_part("//cdn.x.dev/a.png"), local_part("/img/a.png")
-    ((None, None), (None, 'an absolute path is not read: images are read relative to the page'))
+    >>> local_part("//cdn.x.dev/a.png"), local_part("/img/a.png"), local_part("{{ user.avatar_url }}")
+    ((None, None), (None, None), (None, None))
     """
+    if any(mark in source for mark in TEMPLATE_MARKS):  # filled in when the site is built: no file here
+        return None, None
     parts = urlsplit(source)
     if parts.scheme or parts.netloc:
         return None, None
     relative = unquote(parts.path)
     if not relative:
         return None, None
-    if relative.startswith(("/", "\\")):
-        return None, "an absolute path is not read: images are read relative to the page"
+    if relative.startswith(("/", "\\")):  # the site's root or the machine's: no folder of the corpus
+        return None, None
     return relative, None
 
 

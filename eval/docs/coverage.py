@@ -21,6 +21,7 @@ from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
 from ..cli import one_embedding_thread, write_json
+from ..metrics import percentile
 from .questions import load_questions, page
 
 
@@ -69,7 +70,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
                     f"{found / len(questions):.3f}",
                     f"{fired} of {len(questions)}",
                     f"{statistics.median(ms):.1f}",
-                    f"{ms[min(len(ms) - 1, int(len(ms) * 0.99))]:.1f}",
+                    f"{percentile(ms, 99):.1f}",
                 )
             )
         print(f"{path.name}: {len(questions)} questions, all gold pages in the {args.k} passages returned")

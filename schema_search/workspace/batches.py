@@ -21,6 +21,8 @@ import json
 import re
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 TURNS_FILE = "turns.sqlite3"
@@ -69,65 +71,60 @@ class Batches:
         self._lock = threading.Lock()
         self._memory: sqlite3.Connection | None = None
         self._path = path
-        self._ready = False  # the file is made on the first turn kept, not when a workspace opens
+        self._ready = False  # the file and its table are made on the first use, not when a workspace opens
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the turns, committed when the block ends (rolled back on an error)."""
+        with self._lock:
+            db = self._connect()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            finally:
+                if db is not self._memory:
+                    db.close()
 
     def _connect(self) -> sqlite3.Connection:
-        if not self._ready and self._path is not None:
+        """The shared file's connection, or this process's memory when the data directory cannot be written."""
+        if self._path is not None and not self._ready:
             try:
-                db = self._open(self._path)
+                self._path.parent.mkdir(parents=True, exist_ok=True)
+                with closing(sqlite3.connect(self._path, timeout=10)) as db:
+                    db.execute(_SCHEMA)
                 self._ready = True
-                return db
-            except (sqlite3.Error, OSError):  # a data directory that cannot be written: this process's memory
+            except (sqlite3.Error, OSError):
                 self._path = None
-        db = self._open(self._path)
-        self._ready = True
-        return db
-
-    def _open(self, path: Path | None) -> sqlite3.Connection:
-        if path is None:
-            if self._memory is None:
-                self._memory = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-                self._memory.execute(_SCHEMA)
-            return self._memory
-        path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path, timeout=10, isolation_level=None)
-        if not self._ready:
-            db.execute(_SCHEMA)
-        return db
+        if self._path is not None:
+            return sqlite3.connect(self._path, timeout=10, isolation_level=None)
+        if self._memory is None:
+            self._memory = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            self._memory.execute(_SCHEMA)
+        return self._memory
 
     def repeat(self, key: tuple[str, str, str], question: frozenset[str]) -> str | None:
         """What the turn ``question`` repeats kept (then marked given), else None: not a repeat, or given."""
-        with self._lock:
-            db = self._connect()
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                row = db.execute(
-                    "SELECT words, kept FROM turns WHERE source = ? AND session = ? AND turn = ? AND served = 0", key
-                ).fetchone()
-                if row is None or not same_question(frozenset(json.loads(row[0])), question):
-                    db.execute("COMMIT")
-                    return None
-                db.execute("UPDATE turns SET served = 1 WHERE source = ? AND session = ? AND turn = ?", key)
-                db.execute("COMMIT")
-                return row[1]
-            finally:
-                if db is not self._memory:
-                    db.close()
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT words, kept FROM turns WHERE source = ? AND session = ? AND turn = ? AND served = 0", key
+            ).fetchone()
+            if row is None or not same_question(frozenset(json.loads(row[0])), question):
+                return None
+            db.execute("UPDATE turns SET served = 1 WHERE source = ? AND session = ? AND turn = ?", key)
+            return row[1]
 
     def keep(self, key: tuple[str, str, str], question: frozenset[str], kept: str) -> None:
         """Keep a turn's first search: ``kept``, as the caller will read it back from :meth:`repeat`."""
-        with self._lock:
-            db = self._connect()
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                db.execute("DELETE FROM turns WHERE source = ? AND session = ? AND turn = ?", key)
-                db.execute("INSERT INTO turns VALUES (?, ?, ?, ?, ?, 0)", (*key, json.dumps(sorted(question)), kept))
-                # The newest rows have the highest rowids: drop what lies past the limit.
-                db.execute(
-                    "DELETE FROM turns WHERE rowid IN (SELECT rowid FROM turns ORDER BY rowid DESC LIMIT -1 OFFSET ?)",
-                    (self._limit,),
-                )
-                db.execute("COMMIT")
-            finally:
-                if db is not self._memory:
-                    db.close()
+        with self._transaction() as db:
+            db.execute("DELETE FROM turns WHERE source = ? AND session = ? AND turn = ?", key)
+            db.execute("INSERT INTO turns VALUES (?, ?, ?, ?, ?, 0)", (*key, json.dumps(sorted(question)), kept))
+            # The newest rows have the highest rowids: drop what lies past the limit.
+            db.execute(
+                "DELETE FROM turns WHERE rowid IN (SELECT rowid FROM turns ORDER BY rowid DESC LIMIT -1 OFFSET ?)",
+                (self._limit,),
+            )

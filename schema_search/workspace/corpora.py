@@ -74,8 +74,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
             progress=progress,
             origin=origin,
             site=site,
-            visual=Visual.from_settings(self.settings),
-            personal=self._personal(),
+            **self._reading(),
         )
         return self._store_corpus(corpus, read, chunking, started, progress)
 
@@ -109,8 +108,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
                     chunking,
                     progress=progress,
                     site="plain",
-                    visual=Visual.from_settings(self.settings),
-                    personal=self._personal(),
+                    **self._reading(),
                 )
                 read = stamped(read, crawled.records, crawled.source(mirror.folder), crawled.warnings)
                 result = self._store_corpus(corpus, read, chunking, started, progress, crawled.counts)
@@ -168,9 +166,11 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
 
     # -- reading ---------------------------------------------------------------------
 
-    def _personal(self) -> Personal | None:
-        """Whether indexed text has its e-mail addresses and phone numbers masked, as the settings say."""
-        return Personal(self.settings.phone_region) if self.settings.docs_mask_personal else None
+    def _reading(self) -> dict[str, Visual | Personal | None]:
+        """How documents are read, as the settings say: beyond their text layer (scans, figures),
+        and with or without their e-mail addresses and phone numbers masked."""
+        personal = Personal(self.settings.phone_region) if self.settings.docs_mask_personal else None
+        return {"visual": Visual.from_settings(self.settings), "personal": personal}
 
     def config(self) -> DocsSearchConfig:
         return configs.docs_config(self.settings)

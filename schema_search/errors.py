@@ -122,6 +122,44 @@ class Unauthorized(SchemaSearchError):
     code = "read_key_required"
 
 
+class KeyRequired(Unauthorized):
+    """Keys are issued on this server (``schemasift keys create``) and the request sent none."""
+
+    code = "key_required"
+
+
+class KeyRefused(Unauthorized):
+    """The key sent is unknown or revoked: one message for both, so a key's history is not told."""
+
+    code = "key_refused"
+
+
+class RoleRequired(SchemaSearchError):
+    """The key is good but its role (read, write, admin) does not allow this; decided before any lookup."""
+
+    status = 403
+    code = "role_required"
+
+
+class SpaceNotFound(SchemaSearchError):
+    """No space by that name, or one the caller's key does not belong to: the same 404 for both."""
+
+    status = 404
+    code = "space_not_found"
+
+
+class SpaceExists(SchemaSearchError):
+    status = 409
+    code = "space_exists"
+
+
+class KeyNotFound(SchemaSearchError):
+    """No key with that id in the caller's space (a key of another space included)."""
+
+    status = 404
+    code = "key_not_found"
+
+
 class PayloadTooLarge(SchemaSearchError):
     status = 413
     code = "payload_too_large"
@@ -224,6 +262,13 @@ class ExecutionOff(SchemaSearchError):
     status = 403
 
 
+class KeyUnavailable(SchemaSearchError):
+    """Stored data is encrypted and the key-encryption key that opens it is not configured, or another one is."""
+
+    status = 503
+    code = "encryption_key_unavailable"
+
+
 def ran_too_long(timeout_s: float, hint: str) -> QueryStopped:
     """The error for a query stopped at its time limit, however it was stopped."""
     return QueryStopped(f"The query ran longer than {timeout_s:g} s and was stopped.", hint=hint)
@@ -237,3 +282,17 @@ def first_line(error: BaseException) -> str:
     """
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+class EntryNotFound(SchemaSearchError):
+    """No review queue entry with that number (in the caller's space)."""
+
+    status = 404
+    code = "review_entry_not_found"
+
+
+class EntryDecided(SchemaSearchError):
+    """An approved or rejected review entry cannot be edited or decided again."""
+
+    status = 409
+    code = "review_entry_decided"

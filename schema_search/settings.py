@@ -281,6 +281,27 @@ class Settings(BaseSettings):
             "itself need none."
         ),
     )
+    space: str = Field(
+        "default",
+        description=(
+            "The space the CLI's catalog and corpus commands act in (also `--space`); `default` is the data "
+            "directory itself, any other space lives in `spaces/NAME/` under it (`schemasift spaces create NAME`)."
+        ),
+    )
+    api_key: SecretStr | None = Field(
+        None,
+        description=(
+            "A space's key (`schemasift keys create`): `schemasift mcp` then serves that space's catalogs and "
+            "corpora only, and refuses to start with an unknown or revoked key."
+        ),
+    )
+    api_key_file: Path | None = Field(
+        None,
+        description=(
+            "File holding `api_key`, for a config file (which may hold no secret) or a mounted secret; "
+            "`api_key` wins when both are set."
+        ),
+    )
     eval_results: Path | None = Field(
         None,
         description=(
@@ -428,6 +449,28 @@ class Settings(BaseSettings):
         ),
     )
     rewrite_timeout: float = Field(10.0, gt=0, description="Seconds allowed for a model's follow-up rewrite.")
+    public_sources: bool = Field(
+        False,
+        description=(
+            "When the documents have nothing on a question, let the reference document agent search the web "
+            "(SCHEMA_SEARCH_PUBLIC_SEARCH_URL) and read the pages it relies on: one switch for both, since a "
+            "snippet without its page is the worst case. Such answers are labelled public and go to the review queue."
+        ),
+    )
+    public_search_url: str | None = Field(
+        None,
+        description="A SearXNG-compatible search API (`GET {url}/search?q=...&format=json`) for public sources.",
+    )
+    public_allow_private: bool = Field(
+        False,
+        description=(
+            "Read public pages at loopback and private addresses too (a local test provider); off: a search "
+            "result that points into a private network is never fetched."
+        ),
+    )
+    review_flagged: bool = Field(
+        False, description="Record answers the citation checks flagged in the review queue too, not only public ones."
+    )
     docs_mask_personal: bool = Field(
         False,
         description=(
@@ -477,6 +520,17 @@ class Settings(BaseSettings):
         300.0,
         gt=0,
         description="Seconds one document's OCR and figure reading may take; then it is indexed as read so far.",
+    )
+    kek_file: Path | None = Field(
+        None,
+        description=(
+            "File of exactly 32 random bytes (`head -c 32 /dev/urandom > kek.bin`): the key-encryption key. When "
+            "set, every space stores its passages, tables and index terms encrypted (`schemasift encryption status`)."
+        ),
+    )
+    kek: SecretStr | None = Field(
+        None,
+        description="The key-encryption key as base64 of 32 bytes, instead of a `kek_file` (which wins when both are set).",
     )
 
     _sources: Sources = PrivateAttr(default_factory=Sources)

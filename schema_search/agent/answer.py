@@ -8,6 +8,10 @@ answer's [S...] citations are checked against what the tools returned and its
 ``{{link:N}}`` placeholders filled with the stored values
 (:meth:`~schema_search.tools.citations.Ledger.resolve`). The model is any litellm
 model; tests and the placeholder eval pass a scripted ``complete`` instead.
+
+With public sources on (:mod:`.public`), a search that finds nothing above the relevance
+floor offers ``search_web`` and ``read_page``; the platform labels what was read, holds
+back an answer that searched without reading, and records a public answer for review.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import SchemaSearchError
+from ..settings import Settings
 from ..tools.citations import Citation, Ledger
 from ..tools.collections import DESCRIPTIONS as COLLECTION
 from ..tools.collections import NOTICE as COLLECTION_NOTICE
@@ -26,6 +31,8 @@ from ..tools.docs import NOTICE as DOCS_NOTICE
 from ..tools.docs import DocTools, document_text, search_docs_text
 from .ask import MAX_TURNS, REPEATED, AgentFailed, Complete, better_model_hint
 from .loop import choose, function_spec, next_calls, repeated, tool_arguments, tool_reply
+from .public import READ_FIRST, PublicFallback, PublicPage, PublicResult, fallback_for, record
+from .public import TOOLS as PUBLIC_TOOLS
 
 _COLLECTION = {"collection": {"type": "string", "description": "which corpus or catalog, when several are served"}}
 
@@ -82,6 +89,16 @@ class DocAnswer(BaseModel):
     tools: list[str] = Field(description="The tools the model called, in order.")
     turns: int
     ok: bool = Field(description="Every citation, placeholder and URL was one the tools gave.")
+    public_read: list[PublicPage] = Field(
+        default_factory=list, description="Public pages read (marked [W1]...): public sources, not your material."
+    )
+    public_seen: list[PublicResult] = Field(
+        default_factory=list, description="Web results only seen, never read: leads, not sources."
+    )
+    withheld: str | None = Field(
+        None, description="Why the model's answer was not delivered (it searched the web without reading)."
+    )
+    review_entry: int | None = Field(None, description="The review queue entry the answer was recorded as.")
 
 
 def answer(
@@ -99,8 +116,10 @@ def answer(
         AgentFailed: no answer within ``max_turns``.
     """
     ledger = Ledger()
+    fallback, docs = fallback_for(docs)
+    settings = docs.workspace.settings if docs is not None else None
     notices = " ".join([DOCS_NOTICE, COLLECTION_NOTICE] if docs else [COLLECTION_NOTICE])
-    specs = (
+    specs = list(
         TOOL_SPECS if docs else [s for s in TOOL_SPECS if s["function"]["name"] not in ("search_docs", "get_document")]
     )
     messages: list[dict[str, Any]] = [
@@ -116,18 +135,31 @@ def answer(
             complete, model, messages, specs, "Call the answer tool with your final answer.", True, choice
         )
         if not calls and messages[-1]["role"] == "assistant":  # plain text: the answer, without the tool
-            return _final(question, messages[-1]["content"], ledger, called, turn)
+            text = messages[-1]["content"]
+            if _held_back(fallback, text):
+                messages.append({"role": "user", "content": fallback.check(text)})
+                continue
+            return _final(question, text, ledger, called, turn, fallback, messages, complete, model, settings)
         earlier = messages[:-1]
         for call in calls:
             name, arguments = call["function"]["name"], tool_arguments(call)
             called.append(name)
             if name == "answer" and isinstance(arguments, dict):
-                return _final(question, str(arguments.get("text", "")), ledger, called, turn)
+                text = str(arguments.get("text", ""))
+                if _held_back(fallback, text):
+                    messages.append(tool_reply(call, fallback.check(text)))
+                    stuck = False  # reading is what it must do next, not answering
+                    continue
+                return _final(question, text, ledger, called, turn, fallback, messages, complete, model, settings)
             if repeated(earlier, call):
                 stuck = True
                 messages.append(tool_reply(call, REPEATED.format(final="answer")))
                 continue
-            reply = arguments if isinstance(arguments, str) else _run_tool(collections, docs, ledger, name, arguments)
+            reply = (
+                arguments
+                if isinstance(arguments, str)
+                else _run_tool(collections, docs, ledger, name, arguments, fallback, specs)
+            )
             messages.append(tool_reply(call, reply))
     raise AgentFailed(
         f"The model {model!r} gave no answer within {max_turns} turns.",
@@ -136,10 +168,18 @@ def answer(
 
 
 def _run_tool(
-    collections: CollectionTools, docs: DocTools | None, ledger: Ledger, name: str, arguments: dict[str, Any]
+    collections: CollectionTools,
+    docs: DocTools | None,
+    ledger: Ledger,
+    name: str,
+    arguments: dict[str, Any],
+    fallback: PublicFallback | None = None,
+    specs: list[dict[str, Any]] | None = None,
 ) -> str:
     """One tool call as the text the model reads; our errors are answers too."""
     try:
+        if fallback is not None and name in PUBLIC_TOOLS:
+            return fallback.run(name, arguments, ledger)
         if name == "describe_collection":
             return describe_text(collections.describe_collection(ledger, arguments.get("collection")))
         if name == "query_collection":
@@ -150,7 +190,10 @@ def _run_tool(
             found = docs.search_docs(
                 str(arguments.get("question", "")), int(k) if k else None, ledger, arguments.get("corpus")
             )
-            return search_docs_text(found)
+            # Nothing above the relevance floor: the web is offered (and only then).
+            empty = found.off_topic or not found.passages
+            offer = fallback.offer(specs) if fallback is not None and specs is not None and empty else ""
+            return search_docs_text(found) + offer
         if docs is not None and name == "get_document":
             return document_text(docs.get_document(str(arguments.get("id", "")), ledger, arguments.get("corpus")))
     except SchemaSearchError as error:
@@ -160,16 +203,58 @@ def _run_tool(
     return f"Error: there is no tool {name!r}."
 
 
-def _final(question: str, text: str, ledger: Ledger, called: list[str], turns: int) -> DocAnswer:
+def _held_back(fallback: PublicFallback | None, text: str) -> bool:
+    """Whether to send the model back to read (a bounded number of times; then its answer is refused)."""
+    if fallback is None or fallback.check(text) is None or fallback.reminders >= READ_FIRST:
+        return False
+    fallback.reminders += 1
+    return True
+
+
+def _final(
+    question: str,
+    text: str,
+    ledger: Ledger,
+    called: list[str],
+    turns: int,
+    fallback: PublicFallback | None = None,
+    messages: list[dict[str, Any]] | None = None,
+    complete: Complete | None = None,
+    model: str | None = None,
+    settings: Settings | None = None,
+) -> DocAnswer:
+    withheld = fallback.check(text) if fallback is not None else None
+    if withheld is not None:  # still unread after the reminders: nothing of it is delivered
+        return DocAnswer(
+            question=question,
+            text="No answer: the documents do not cover this, and the web results were not read.",
+            cited=[],
+            fabricated=[],
+            placeholders_unknown=[],
+            urls_not_retrieved=[],
+            tools=called,
+            turns=turns,
+            ok=False,
+            public_seen=list(fallback.seen.values()),
+            withheld=withheld,
+        )
     report = ledger.resolve(text)
+    rendered, read, seen, unknown = fallback.label(report.text) if fallback else (report.text, [], [], [])
+    ok = report.ok and not unknown
+    # What the documents' tools returned: where the answer's numbers may come from, besides the pages read.
+    sources = [m["content"] for m in messages or () if m.get("role") == "tool" and m.get("name") not in PUBLIC_TOOLS]
+    entry = record(settings, question, text, rendered, fallback, sources, not ok, complete, model) if settings else None
     return DocAnswer(
         question=question,
-        text=report.text,
+        text=rendered,
         cited=report.cited,
-        fabricated=report.fabricated,
+        fabricated=[*report.fabricated, *unknown],
         placeholders_unknown=report.placeholders_unknown,
         urls_not_retrieved=report.urls_not_retrieved,
         tools=called,
         turns=turns,
-        ok=report.ok,
+        ok=ok,
+        public_read=read,
+        public_seen=seen,
+        review_entry=entry,
     )

@@ -17,8 +17,9 @@ from pathlib import Path
 from .. import __version__
 from ..errors import InvalidInput, SchemaSearchError
 from ..settings import Settings
-from . import agent, describe, docs, mcp, moved, structured, tables
+from . import agent, describe, docs, encryption, mcp, moved, spaces, structured, tables
 from . import examples as examples_cli
+from . import review as review_cli
 from .output import HelpFormatter, examples
 
 # Exit codes: a command that could not do what was asked, and one given wrong arguments
@@ -37,6 +38,13 @@ GLOBAL_OPTIONS = (
             "type": Path,
             "help": "TOML file of catalogs, corpora and settings (default: $SCHEMA_SEARCH_CONFIG_FILE or $SCHEMA_SEARCH_CONFIG, "
             "else ./schema-search.toml when it exists)",
+        },
+    ),
+    (
+        ("--space",),
+        {
+            "metavar": "NAME",
+            "help": "space to act in (default: $SCHEMA_SEARCH_SPACE, else default); see `schemasift spaces`",
         },
     ),
 )
@@ -58,7 +66,11 @@ def command_line(parser: argparse.ArgumentParser, argv: Sequence[str] | None = N
         getattr(args, "print_help", parser.print_help)(sys.stderr)
         return USAGE
     try:
-        settings = _settings(getattr(args, "home", None), getattr(args, "config_file", None))
+        settings = _settings(
+            getattr(args, "home", None), getattr(args, "config_file", None), getattr(args, "space", None)
+        )
+        if not getattr(args, "rooted", False):  # spaces, keys, serve and mcp take the whole data directory
+            settings = spaces.in_space(settings)
         return args.run(args, settings)
     except SchemaSearchError as error:
         print(f"error: {error.detail}", file=sys.stderr)
@@ -78,13 +90,13 @@ def command_line(parser: argparse.ArgumentParser, argv: Sequence[str] | None = N
         return 130
 
 
-def _settings(home: str | None, config_file: Path | None = None) -> Settings:
+def _settings(home: str | None, config_file: Path | None = None, space: str | None = None) -> Settings:
     """Settings from the environment; a malformed variable is a clear error, its value never printed."""
     from pydantic import ValidationError
     from pydantic_settings import SettingsError
 
     # Only what was given: a field left out keeps its environment value and default.
-    given = {key: value for key, value in (("home", home), ("config_file", config_file)) if value}
+    given = {key: value for key, value in (("home", home), ("config_file", config_file), ("space", space)) if value}
     try:
         return Settings(**given)
     except (ValidationError, SettingsError) as error:
@@ -130,11 +142,14 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="worker processes (default: SCHEMA_SEARCH_WORKERS, else one per core, at most 4)",
     )
-    serve.set_defaults(run=_serve)
+    serve.set_defaults(run=_serve, rooted=True)  # the server's keys decide each request's space
 
     describe.add_commands(commands)
     mcp.add_commands(commands)
+    spaces.add_commands(commands)
+    encryption.add_commands(commands)
     agent.add_commands(commands)
+    review_cli.add_commands(commands)
     moved.add_commands(commands)
     return prepared(parser)
 

@@ -1,7 +1,8 @@
 """``schemasift mcp``: argument wiring over the MCP factory.
 
 What it serves: the ``--catalog``/``--corpus`` flags when any is given, else every
-catalog and corpus the config file names, else every one in the data directory.
+catalog and corpus the config file names, else every one in the data directory; all of
+them in one space, its configured key's (``SCHEMA_SEARCH_API_KEY``), else ``--space``'s.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import argparse
 import sys
 
 from ..settings import Settings
+from ..spaces.registry import space_settings
 from ..workspace import Workspace
 from .output import examples
+from .spaces import served_space
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -48,7 +51,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")
     mcp.add_argument("--host", default=None, help="HTTP address (default: $SCHEMA_SEARCH_HOST, 127.0.0.1)")
     mcp.add_argument("--port", type=int, default=None, help="HTTP port (default: $SCHEMA_SEARCH_MCP_PORT, 8001)")
-    mcp.set_defaults(run=_mcp)
+    mcp.set_defaults(run=_mcp, rooted=True)  # the configured key decides the space (served_space)
 
 
 def served(args: argparse.Namespace, settings: Settings, workspace: Workspace) -> tuple[list[str], list[str]]:
@@ -78,6 +81,8 @@ def _serving(args: argparse.Namespace, settings: Settings) -> tuple[object, list
     """
     from ..mcp.server import create_server
 
+    # One space's Workspace: the tools can name no catalog or corpus of another.
+    settings = space_settings(settings, served_space(settings))
     workspace = Workspace(settings)
     workspace.catalogs.store.tidy()
     workspace.corpora.store.tidy()

@@ -14,6 +14,7 @@ from .checkpoint import Checkpoint, Interrupted
 from .dense import DenseIndex, Plan, dense_index, encode_missing, plan_dense
 from .embedders import BATCH, Embedder
 from .kind import ItemKind
+from .sealing import Sealer, manifest_entries
 
 Item = TypeVar("Item")
 # Wraps a sequence while it is worked through, e.g. in a progress bar: (items, label) -> items.
@@ -34,6 +35,7 @@ def write_indexes(
     previous: DenseIndex | None = None,
     progress: Progress | None = None,
     checkpoint: Path | None = None,
+    sealer: Sealer | None = None,
 ) -> dict:
     """Write ``index/`` (and the embeddings, with an ``embedder``) into generation folder ``path``.
 
@@ -45,6 +47,8 @@ def write_indexes(
         previous: the live generation's vectors; unchanged items are not encoded again.
         checkpoint: a file where vectors are saved as they are encoded, and read back
             by the next build when this one does not finish (see :mod:`checkpoint`).
+        sealer: seal the generation (``core.sealing``): blind terms and ids in the index,
+            blind ids and keyed content keys beside the vectors.
 
     Returns:
         Manifest entries: fields, their coverage, and what the dense channel did.
@@ -57,12 +61,14 @@ def write_indexes(
         for item in (progress(items, "indexing") if progress else items)
     ]
     writing = Phase(progress, documents, "writing the index")
-    index.build(writing.items(), kind.fields, path / "index")
+    index.build(writing.items(), kind.fields, path / "index", sealer)
     writing.done()
     manifest: dict = {"fields": list(kind.fields), "coverage": coverage(documents, kind.fields)}
+    manifest |= manifest_entries(sealer)
     if embedder is not None:
-        ids = [d[index.ID] for d in documents]
-        manifest["dense"] = write_dense(path, kind, items, ids, embedder, previous, progress, checkpoint)
+        ids = [d[index.ID] if sealer is None else sealer.blind_id(d[index.ID]) for d in documents]
+        key = sealer.digest if sealer is not None else None
+        manifest["dense"] = write_dense(path, kind, items, ids, embedder, previous, progress, checkpoint, key)
     return manifest
 
 
@@ -75,11 +81,16 @@ def write_dense(
     previous: DenseIndex | None,
     progress: Progress | None,
     checkpoint: Path | None,
+    key: Callable[[str], str] | None = None,
 ) -> dict:
-    """Embed ``items`` into ``path``, saying first what it will take; returns the manifest's ``dense`` entry."""
+    """Embed ``items`` into ``path``, saying first what it will take; returns the manifest's ``dense`` entry.
+
+    ``key``: the texts' content key (default: a plain hash; a sealed generation's is keyed).
+    """
     texts = [kind.embedding_text(item) for item in items]
     saved = Checkpoint(checkpoint, embedder.name) if checkpoint else None
-    plan = plan_dense(texts, embedder.name, previous, saved.load() if saved else None)
+    keyed = {"key": key} if key is not None else {}
+    plan = plan_dense(texts, embedder.name, previous, saved.load() if saved else None, **keyed)
     if plan.resumed:
         note(progress, f"resuming: {plan.resumed:,} {kind.noun}s already embedded")
     # Time goes with the length of the texts (a passage at the model's cap costs 8x a

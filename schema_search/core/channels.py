@@ -17,6 +17,7 @@ from .floor import Relevance
 from .index import FieldRanker, open_index
 from .novelty import novelty
 from .question import content_words, question_terms
+from .sealing import Sealer
 from .store import Generation
 
 # A channel ranker: (question, how many) -> item ids, best first, matches only.
@@ -59,16 +60,19 @@ class Channels:
         fields: Sequence[str],
         embedder: Embedder | None = None,
         exclusive: Sequence[str] = (),
+        sealer: Sealer | None = None,
+        ids: Mapping[str, str] | None = None,
     ) -> Channels:
         """Open a stored generation; with an ``embedder``, add the dense channel if it was built with that model.
 
         ``exclusive``: fields searched only with the words no other field has (``bm25_rankers``).
+        ``sealer`` and ``ids`` (blind id -> item id): for a sealed generation (``core.sealing``).
 
         Any backend of the same model will do (float vectors searched with int8 question
         vectors, say): they agree to a cosine of 0.99.
         """
-        field_ranker = FieldRanker(open_index(generation.index_path))
-        vectors = DenseIndex.load(generation.path) if embedder is not None else None
+        field_ranker = FieldRanker(open_index(generation.index_path), sealer, ids)
+        vectors = DenseIndex.load(generation.path, ids) if embedder is not None else None
         if vectors is not None and family(vectors.model) != family(embedder.name):
             vectors = None
         return cls(bm25_rankers(field_ranker, fields, exclusive), vectors, embedder, field_ranker)

@@ -174,10 +174,13 @@ class DenseIndex:
         (folder / KEYS_FILE).write_text(json.dumps(meta))
 
     @classmethod
-    def load(cls, folder: Path) -> DenseIndex | None:
+    def load(cls, folder: Path, ids: Mapping[str, str] | None = None) -> DenseIndex | None:
+        """The vectors stored in ``folder``; ``ids`` maps the blind ids of a sealed generation back (``core.sealing``)."""
         if not (folder / KEYS_FILE).exists():
             return None
         meta = json.loads((folder / KEYS_FILE).read_text())
+        if ids is not None:
+            meta["ids"] = [ids.get(item, item) for item in meta["ids"]]
         # Memory-mapped: server workers share one copy in the page cache (150 MB at 100,000 tables).
         vectors = np.load(folder / EMBEDDINGS_FILE, mmap_mode="r")
         floor = meta.get("floor", -1.0)
@@ -214,6 +217,7 @@ def plan_dense(
     model: str,
     previous: DenseIndex | None = None,
     saved: Mapping[str, np.ndarray] | None = None,
+    key: Callable[[str], str] = _key,
 ) -> Plan:
     """What embedding ``texts`` with ``model`` takes, given the live generation's vectors and a checkpoint's.
 
@@ -229,8 +233,11 @@ def plan_dense(
     ([1], 1, 1, 1)
     >>> plan_dense(["a"], "other model", Stored()).missing  # another model's vectors are not reused
     [0]
+
+    ``key``: the content key of a text; a sealed generation's is keyed (``Sealer.digest``),
+    so its vectors file confirms no guessed text.
     """
-    keys = [_key(t) for t in texts]
+    keys = [key(t) for t in texts]
     reusable: dict[str, np.ndarray] = {}
     if previous is not None and previous.model == model:
         stored = np.asarray(previous.vectors)  # a plain array view: rows without a memmap object each

@@ -3,6 +3,12 @@
 tantivy stays behind this module; everything above it sees item ids in rank order.
 Every item kind (tables, chunks) declares its own text fields; each becomes one
 tantivy field with our analyzer, so each keeps its own term statistics.
+
+A sealed index (built with a :class:`~.sealing.Sealer`) holds blind terms: the text is
+analysed here, in Python, with the same analyzer tantivy would run, and each term
+stored as its HMAC, through a tokenizer that only splits at spaces. Queries are
+analysed and blinded the same way, so the term statistics, and every BM25 score, are
+those of the plain index; item ids are stored blinded too (a table's id is its name).
 """
 
 from __future__ import annotations
@@ -13,26 +19,41 @@ from pathlib import Path
 import tantivy
 
 from . import analyzer
+from .sealing import Sealer
 
 ID = "id"
+# The tokenizer of a sealed index's fields: its terms were analysed before they were blinded.
+BLIND = "blind_terms"
+_ANALYZER = analyzer.build_analyzer()
 
 
-def build_schema(fields: Sequence[str]) -> tantivy.Schema:
+def build_schema(fields: Sequence[str], sealed: bool = False) -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_text_field(ID, stored=True, tokenizer_name="raw")
     for field in fields:
-        builder.add_text_field(field, stored=False, tokenizer_name=analyzer.ANALYZER, index_option="freq")
+        tokenizer = BLIND if sealed else analyzer.ANALYZER
+        builder.add_text_field(field, stored=False, tokenizer_name=tokenizer, index_option="freq")
     return builder.build()
 
 
-def build(documents: Iterable[Mapping[str, str]], fields: Sequence[str], path: Path | None = None) -> tantivy.Index:
-    """Write ``documents`` (``{"id": ..., field: text}``) into a new index, in RAM or in the empty folder ``path``."""
+def build(
+    documents: Iterable[Mapping[str, str]],
+    fields: Sequence[str],
+    path: Path | None = None,
+    sealer: Sealer | None = None,
+) -> tantivy.Index:
+    """Write ``documents`` (``{"id": ..., field: text}``) into a new index, in RAM or in the empty folder ``path``.
+
+    With a ``sealer`` the index holds blind terms and blind ids (see the module's note).
+    """
     if path is not None:
         path.mkdir(parents=True)
-    index = tantivy.Index(build_schema(fields), path=str(path) if path else None)
-    analyzer.register(index)
+    index = tantivy.Index(build_schema(fields, sealer is not None), path=str(path) if path else None)
+    _register(index)
     writer = index.writer(heap_size=50_000_000, num_threads=1)
     for doc in documents:
+        if sealer is not None:
+            doc = {ID: sealer.blind_id(doc[ID]), **{field: blind_text(sealer, doc[field]) for field in fields}}
         writer.add_document(tantivy.Document(**{ID: doc[ID], **{field: doc[field] for field in fields}}))
     writer.commit()
     writer.wait_merging_threads()
@@ -43,16 +64,43 @@ def build(documents: Iterable[Mapping[str, str]], fields: Sequence[str], path: P
 def open_index(path: Path) -> tantivy.Index:
     index = tantivy.Index.open(str(path))
     # Custom tokenizers are not persisted with the index: register on every open.
-    analyzer.register(index)
+    _register(index)
     return index
 
 
-class FieldRanker:
-    """Ranks item ids by BM25 in one field at a time, for an opened index."""
+def _register(index: tantivy.Index) -> None:
+    analyzer.register(index)
+    index.register_tokenizer(BLIND, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
 
-    def __init__(self, index: tantivy.Index) -> None:
+
+def terms(text: str) -> list[str]:
+    """The terms tantivy's analyzer makes of ``text`` (lower-cased, stop words out, stemmed).
+
+    >>> terms("The singers")
+    ['singer']
+    """
+    return _ANALYZER.analyze(text)
+
+
+def blind_text(sealer: Sealer, text: str) -> str:
+    """``text`` as a sealed field stores it: its analysed terms, each blinded, space-separated."""
+    return " ".join(sealer.blind(term) for term in terms(text))
+
+
+class FieldRanker:
+    """Ranks item ids by BM25 in one field at a time, for an opened index.
+
+    A sealed index is opened with its ``sealer`` and ``ids`` (blind id -> item id, from
+    the generation's decrypted items); questions are blinded as its text was.
+    """
+
+    def __init__(
+        self, index: tantivy.Index, sealer: Sealer | None = None, ids: Mapping[str, str] | None = None
+    ) -> None:
         self._index = index
         self._searcher = index.searcher()
+        self._sealer = sealer
+        self._ids = ids
 
     def rank(self, field: str, words: list[str], limit: int) -> list[tuple[str, float]]:
         """``(id, BM25 score)`` of documents matching any of ``words`` in ``field``, best first.
@@ -61,6 +109,8 @@ class FieldRanker:
         """
         # Words are alphanumeric and lower-case (analyzer.words), so nothing in them
         # is query syntax: no quoting or escaping needed.
+        if self._sealer is not None:
+            return self._run(self._sealed_query(field, words, tantivy.Occur.Should), limit)
         return self._search(" ".join(words), field, limit) if words else []
 
     def containing_all(self, field: str | Sequence[str], words: list[str], limit: int) -> list[str]:
@@ -68,6 +118,8 @@ class FieldRanker:
 
         Several fields: each word in any of them (a title word and a body word both count).
         """
+        if self._sealer is not None:
+            return [doc for doc, _ in self._run(self._sealed_query(field, words, tantivy.Occur.Must), limit)]
         if not words:
             return []
         return [doc for doc, _ in self._search(" ".join(f"+{w}" for w in words), field, limit)]
@@ -79,9 +131,45 @@ class FieldRanker:
 
     def frequencies(self, fields: Sequence[str], terms: Sequence[str]) -> dict[str, list[int]]:
         """Document frequency of each analysed term in each of ``fields``."""
+        if self._sealer is not None:
+            terms = [self._sealer.blind(term) for term in terms]
         return {field: [self._searcher.doc_freq(field, term) for term in terms] for field in fields}
+
+    def _sealed_query(self, field: str | Sequence[str], words: list[str], occur: tantivy.Occur) -> tantivy.Query | None:
+        """The query tantivy's parser makes of ``words`` on a plain index, made of blind terms.
+
+        Built, not parsed: the parser keeps a repeated word once ("path ... path") yet two
+        words that analyse alike ("file", "files") twice, and their blind terms would be
+        one repeated word to it. A stop word drops out, as the parser drops it.
+        """
+        assert self._sealer is not None
+        fields = [field] if isinstance(field, str) else list(field)
+        schema = self._index.schema
+        clauses = []
+        for word in dict.fromkeys(words):
+            for term in terms(word):
+                blind = self._sealer.blind(term)
+                per_field = [tantivy.Query.term_query(schema, f, blind, index_option="freq") for f in fields]
+                one = (
+                    per_field[0]
+                    if len(per_field) == 1
+                    else tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in per_field])
+                )
+                clauses.append((occur, one))
+        return tantivy.Query.boolean_query(clauses) if clauses else None
+
+    def _run(self, query: tantivy.Query | None, limit: int) -> list[tuple[str, float]]:
+        if query is None:
+            return []
+        hits = self._searcher.search(query, limit).hits
+        return self._named([(self._searcher.doc(address)[ID][0], score) for score, address in hits])
+
+    def _named(self, found: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        if self._ids is None:
+            return found
+        return [(self._ids[doc], score) for doc, score in found if doc in self._ids]
 
     def _search(self, query_text: str, field: str | Sequence[str], limit: int) -> list[tuple[str, float]]:
         query = self._index.parse_query(query_text, [field] if isinstance(field, str) else list(field))
         hits = self._searcher.search(query, limit).hits
-        return [(self._searcher.doc(address)[ID][0], score) for score, address in hits]
+        return self._named([(self._searcher.doc(address)[ID][0], score) for score, address in hits])

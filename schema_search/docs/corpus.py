@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.ids import DIGITS, short_id
+from ..core.sealing import SEALED, Sealer
 
 CORPUS_FILE = "corpus.json"
 CHUNKS_FILE = "chunks.jsonl"
@@ -238,41 +239,110 @@ class Corpus:
     texts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
-def write_corpus(folder: Path, corpus: Corpus) -> None:
-    """Store ``corpus`` in a generation folder: metadata, chunks, and whole texts apart."""
+@dataclass(frozen=True)
+class SealedChunk:
+    """A chunk of a sealed corpus as it is held in memory: what it belongs to, its text still sealed.
+
+    Only :meth:`open` decrypts it; a search opens the chunks it returns (and those a pin
+    must read), never the thousands it ranks (``CorpusSearcher.chunk``).
+    """
+
+    id: str
+    document: str
+    sealed: str
+    corpus: str
+
+    def open(self, sealer: Sealer) -> Chunk:
+        fields = json.loads(sealer.open(self.sealed, chunk_aad(self.corpus, self.id)))
+        return Chunk.from_dict({"id": self.id, "document": self.document, **fields})
+
+
+def chunk_aad(corpus: str, chunk_id: str) -> str:
+    """What binds a sealed chunk to its place: a ciphertext moved to another id or corpus does not open."""
+    return f"chunk\0{corpus}\0{chunk_id}"
+
+
+def write_corpus(folder: Path, corpus: Corpus, sealer: Sealer | None = None) -> None:
+    """Store ``corpus`` in a generation folder: metadata, chunks, and whole texts apart.
+
+    With a ``sealer`` every record is sealed (``core.sealing``): the metadata as one, each
+    chunk's and each whole text's own fields on their own line, beside their ids.
+    """
     meta = {
         "name": corpus.name,
         "source": corpus.source,
         "warnings": list(corpus.warnings),
         "documents": [asdict(d) for d in corpus.documents],
     }
+    chunks = (c.to_dict() for c in corpus.chunks)
+    texts = ({"id": i, "text": t} for i, t in corpus.texts.items())
+    if sealer is not None:
+        name = corpus.name
+        meta = {"name": name, SEALED: sealer.seal(json.dumps(meta, ensure_ascii=False), f"corpus\0{name}")}
+        chunks = (_sealed_chunk(sealer, name, c) for c in chunks)
+        texts = ({"id": t["id"], SEALED: sealer.seal(t["text"], f"text\0{name}\0{t['id']}")} for t in texts)
     (folder / CORPUS_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-    _write_lines(folder / CHUNKS_FILE, (c.to_dict() for c in corpus.chunks))
-    _write_lines(folder / TEXTS_FILE, ({"id": i, "text": t} for i, t in corpus.texts.items()))
+    _write_lines(folder / CHUNKS_FILE, chunks)
+    _write_lines(folder / TEXTS_FILE, texts)
 
 
-def load_corpus(folder: Path) -> Corpus:
-    """The corpus of a generation folder, without the whole texts (see :func:`load_text`)."""
+def _sealed_chunk(sealer: Sealer, corpus: str, chunk: dict) -> dict:
+    # The id and the document stay readable: they are hashes, and ranking needs the page of each chunk.
+    rest = {k: v for k, v in chunk.items() if k not in ("id", "document")}
+    sealed = sealer.seal(json.dumps(rest, ensure_ascii=False), chunk_aad(corpus, chunk["id"]))
+    return {"id": chunk["id"], "document": chunk["document"], SEALED: sealed}
+
+
+def load_corpus(folder: Path, sealer: Sealer | None = None) -> Corpus:
+    """The corpus of a generation folder, without the whole texts (see :func:`load_text`).
+
+    A sealed corpus needs its ``sealer``; its chunks stay sealed (:class:`SealedChunk`).
+    """
     meta = json.loads((folder / CORPUS_FILE).read_text(encoding="utf-8"))
+    sealed = SEALED in meta
+    if sealed:
+        if sealer is None:
+            raise ValueError("the corpus is sealed and no sealer was given")
+        meta = {"name": meta["name"], **json.loads(sealer.open(meta[SEALED], f"corpus\0{meta['name']}"))}
     with open(folder / CHUNKS_FILE, encoding="utf-8") as lines:
-        chunks = tuple(Chunk.from_dict(json.loads(line)) for line in lines)
+        records = (json.loads(line) for line in lines)
+        if sealed:
+            chunks = tuple(SealedChunk(r["id"], r["document"], r[SEALED], meta["name"]) for r in records)
+        else:
+            chunks = tuple(Chunk.from_dict(r) for r in records)
     return Corpus(
         name=meta["name"],
         documents=tuple(Document(**d) for d in meta["documents"]),
-        chunks=chunks,
+        chunks=chunks,  # type: ignore[arg-type]  # SealedChunk for a sealed corpus
         source=meta.get("source", {}),
         warnings=tuple(meta.get("warnings", ())),
     )
 
 
-def load_text(folder: Path, document_id: str) -> str | None:
-    """One document's whole text, read from disk only when someone asks for it."""
+def opened(corpus: Corpus, sealer: Sealer | None) -> Corpus:
+    """``corpus`` with every chunk decrypted: for a rebuild that reads them all, never for a search."""
+    if sealer is None or not any(isinstance(c, SealedChunk) for c in corpus.chunks):
+        return corpus
+    chunks = tuple(c.open(sealer) if isinstance(c, SealedChunk) else c for c in corpus.chunks)
+    return Corpus(corpus.name, corpus.documents, chunks, corpus.source, corpus.warnings, corpus.texts)
+
+
+def load_text(folder: Path, document_id: str, sealer: Sealer | None = None) -> str | None:
+    """One document's whole text, read from disk (and decrypted) only when someone asks for it."""
     with open(folder / TEXTS_FILE, encoding="utf-8") as lines:
         for line in lines:
             record = json.loads(line)
             if record["id"] == document_id:
+                if SEALED in record:
+                    if sealer is None:
+                        raise ValueError("the corpus is sealed and no sealer was given")
+                    return sealer.open(record[SEALED], f"text\0{_corpus_name(folder)}\0{document_id}")
                 return record["text"]
     return None
+
+
+def _corpus_name(folder: Path) -> str:
+    return json.loads((folder / CORPUS_FILE).read_text(encoding="utf-8"))["name"]
 
 
 def _write_lines(path: Path, records: Iterable[dict]) -> None:

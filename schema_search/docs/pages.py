@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..core import index
 from ..core.question import content_words
+from ..core.sealing import Sealer
 from .corpus import Corpus
 from .documents import index_text
 
@@ -27,8 +28,8 @@ FIELD = "page"
 PAGE_CHANNEL = "pages"
 
 
-def write_pages(folder: Path, corpus: Corpus) -> None:
-    """Index every document of ``corpus`` as one page into ``folder/pages``."""
+def write_pages(folder: Path, corpus: Corpus, sealer: Sealer | None = None) -> None:
+    """Index every document of ``corpus`` as one page into ``folder/pages`` (blind terms with a ``sealer``)."""
     headings: dict[str, dict[str, None]] = {}
     for chunk in corpus.chunks:
         headings.setdefault(chunk.document, {}).update(dict.fromkeys(chunk.headings))
@@ -45,7 +46,7 @@ def write_pages(folder: Path, corpus: Corpus) -> None:
         }
         for document in corpus.documents
     )
-    index.build(pages, (FIELD,), folder / PAGES_DIR)
+    index.build(pages, (FIELD,), folder / PAGES_DIR, sealer)
 
 
 class PageRanker:
@@ -55,10 +56,15 @@ class PageRanker:
         self._ranker = ranker
 
     @classmethod
-    def open(cls, folder: Path) -> PageRanker | None:
-        """The page channel of a generation folder; None for a generation built without one."""
+    def open(
+        cls, folder: Path, sealer: Sealer | None = None, ids: Mapping[str, str] | None = None
+    ) -> PageRanker | None:
+        """The page channel of a generation folder; None for a generation built without one.
+
+        A sealed one needs its ``sealer`` and ``ids`` (blind id -> document id).
+        """
         path = folder / PAGES_DIR
-        return cls(index.FieldRanker(index.open_index(path))) if path.is_dir() else None
+        return cls(index.FieldRanker(index.open_index(path), sealer, ids)) if path.is_dir() else None
 
     def rank(self, question: str, limit: int) -> list[str]:
         """Document ids, best page first (matches only)."""

@@ -23,8 +23,9 @@ from ..core.closeness import Closeness
 from ..core.diversity import grouped, spread
 from ..core.embedders import Embedder
 from ..core.ranking import Fusion, Ranking, rank
+from ..core.sealing import Sealer
 from ..core.store import Generation
-from .corpus import Chunk, Corpus, Document, load_corpus, load_text
+from .corpus import Chunk, Corpus, Document, SealedChunk, load_corpus, load_text, opened
 from .coverage import title_words
 from .documents import FIELDS
 from .pages import PAGE_CHANNEL, PageRanker, lift_by_page
@@ -92,14 +93,20 @@ class CorpusSearcher:
         generation: str = "",
         path: Path | None = None,
         pages: PageRanker | None = None,
+        sealer: Sealer | None = None,
     ) -> None:
         self.corpus = corpus
+        self.sealer = sealer
+        # Chunks decrypted so far (a sealed corpus): those returned, and those a pin had to read.
+        # Read it before and after a search to count that search's; nothing else is decrypted.
+        self.decrypted = 0
         self.pages = pages
         self.channels = channels
         self.coverage = dict(coverage)
         self.generation = generation
         self.path = path
         self._chunks = {c.id.lower(): c for c in corpus.chunks}
+        self._document_of = {c.id: c.document for c in corpus.chunks}  # no decryption to know a chunk's page
         self._documents = {d.id.lower(): d for d in corpus.documents}
         # The labels documents are known by ("pep" for "PEP 572"): cited in any case.
         self.labels = frozenset(d.label.split()[0].lower() for d in corpus.documents if d.label)
@@ -107,28 +114,42 @@ class CorpusSearcher:
         self.vocabulary = title_words(d.title for d in corpus.documents)
 
     @classmethod
-    def open(cls, generation: Generation, embedder: Embedder | None = None) -> CorpusSearcher:
-        channels = Channels.open(generation, FIELDS, embedder)
-        corpus = load_corpus(generation.path)
+    def open(
+        cls, generation: Generation, embedder: Embedder | None = None, sealer: Sealer | None = None
+    ) -> CorpusSearcher:
+        """Open a stored generation; a sealed one needs its ``sealer``, and its chunks stay sealed in memory."""
+        corpus = load_corpus(generation.path, sealer)
+        chunk_ids = page_ids = None
+        if sealer is not None:
+            chunk_ids = {sealer.blind_id(c.id): c.id for c in corpus.chunks}
+            page_ids = {sealer.blind_id(d.id): d.id for d in corpus.documents}
+        channels = Channels.open(generation, FIELDS, embedder, sealer=sealer, ids=chunk_ids)
         manifest = generation.manifest()
-        return cls(
-            corpus, channels, manifest["coverage"], generation.id, generation.path, PageRanker.open(generation.path)
-        )
+        pages = PageRanker.open(generation.path, sealer, page_ids)
+        return cls(corpus, channels, manifest["coverage"], generation.id, generation.path, pages, sealer)
 
     @property
     def rankers(self) -> dict[str, Ranker]:
         return self.channels.rankers
 
     def chunk(self, source_id: str) -> Chunk | None:
-        return self._chunks.get(source_id.strip().strip("[]").lower())
+        """The chunk, decrypted now when the corpus is sealed (and counted in :attr:`decrypted`)."""
+        found = self._chunks.get(source_id.strip().strip("[]").lower())
+        if isinstance(found, SealedChunk):
+            assert self.sealer is not None  # a sealed corpus is only loaded with its sealer
+            self.decrypted += 1
+            return found.open(self.sealer)
+        return found
 
     def document(self, source_id: str) -> Document | None:
         return self._documents.get(source_id.strip().strip("[]").lower())
 
     def text(self, document: Document) -> str:
-        found = load_text(self.path, document.id) if self.path else None
+        found = load_text(self.path, document.id, self.sealer) if self.path else None
         return (
-            found if found is not None else "\n\n".join(c.text for c in self.corpus.chunks if c.document == document.id)
+            found
+            if found is not None
+            else "\n\n".join(c.text for c in opened(self.corpus, self.sealer).chunks if c.document == document.id)
         )
 
     def search(self, question: str, k: int, config: DocsSearchConfig) -> ChunkHits:
@@ -181,8 +202,7 @@ class CorpusSearcher:
         return [(chunk, added[chunk]) for chunk in grouped([chunk for chunk, _ in head], self._page_of)]
 
     def _page_of(self, chunk_id: str) -> str:
-        chunk = self.chunk(chunk_id)
-        return chunk.document if chunk is not None else chunk_id
+        return self._document_of.get(chunk_id, chunk_id)
 
     def _pins(self, question: str, k: int, config: DocsSearchConfig) -> tuple[list[tuple[str, bool]], list[str]]:
         """``(chunk, its header has the reference)`` for the chunks the question's references point at,

@@ -24,16 +24,19 @@ from starlette.routing import Match
 from starlette.types import Scope
 
 from .. import __version__
+from ..core import masked_logs
 from ..errors import InvalidInput, SchemaSearchError
 from ..settings import Settings
+from ..spaces.registry import Spaces
 from ..workspace import Workspace
-from . import api_docs, catalogs, corpora, evals, openapi, probes, server_info, web
+from . import api_docs, catalogs, corpora, evals, openapi, probes, server_info, spaces, web
 from .body_limit import BodyLimit, Limit
 from .browser_guard import BrowserGuard, allowed_hosts
 from .concurrency import ConcurrencyLimit
 from .isolated import Isolated
 from .problems import PROBLEM, from_error, problem
 from .readiness import Readiness
+from .review import router as review_router
 
 __all__ = ["PROBLEM", "create_app", "problem", "serve_app"]
 PROBES = probes.PATHS
@@ -56,6 +59,7 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
             request (``serve`` does; a server worker takes connections only after it).
     """
     workspace = workspace or Workspace(settings)
+    masked_logs.install(workspace.settings.phone_region)  # uvicorn has configured logging by now
     readiness = Readiness(workspace, warming=warm)
 
     @asynccontextmanager
@@ -72,7 +76,8 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
         docs_url=None,  # served by api_docs, from the package rather than a CDN
         redoc_url=None,
     )
-    app.state.workspace = workspace
+    app.state.workspace = workspace  # the default space's
+    app.state.spaces = Spaces(workspace.settings, default=workspace)  # each key acts in its space's Workspace
     app.state.isolated = Isolated()
     _add_error_handlers(app)
     api_docs.install(app)
@@ -81,7 +86,9 @@ def create_app(settings: Settings | None = None, workspace: Workspace | None = N
     app.include_router(catalogs.router)
     app.include_router(corpora.router)
     app.include_router(evals.router)
+    app.include_router(review_router)
     app.include_router(server_info.router)
+    app.include_router(spaces.router)
     s = workspace.settings
     app.add_middleware(BodyLimit, limit_for=_limits(s))
     app.add_middleware(BrowserGuard, hosts=allowed_hosts(s))

@@ -25,7 +25,19 @@ from ..tables.models import (
     TableDetail,
 )
 from ..workspace import Workspace
-from .deps import AdminKey, IsolatedDep, Name, ReadKey, WorkspaceDep, check_admin, content_type, read_body
+from .deps import (
+    AdminKey,
+    Caller,
+    CallerDep,
+    IsolatedDep,
+    Name,
+    ReadKey,
+    WorkspaceDep,
+    check_server_admin,
+    check_write,
+    content_type,
+    read_body,
+)
 from .isolated import Isolated
 from .problems import problem_responses
 from .sniff import sniff
@@ -70,7 +82,9 @@ def query(name: Name, request: QueryRequest, ws: WorkspaceDep) -> QueryResponse:
 
 
 @router.post("/{name}/execute", tags=["execute"], responses=problem_responses(400, 403, 404, 409, 413, 422, 503))
-def execute(name: Name, request: ExecuteRequest, ws: WorkspaceDep, admin_key: AdminKey = None) -> ExecuteResult:
+def execute(
+    name: Name, request: ExecuteRequest, ws: WorkspaceDep, caller: CallerDep, admin_key: AdminKey = None
+) -> ExecuteResult:
     """Run one read-only query on the catalog's database, behind its preflight checklist.
 
     Without `approval`: the checklist (what the SQL assumes, where each value was confirmed,
@@ -79,7 +93,7 @@ def execute(name: Name, request: ExecuteRequest, ws: WorkspaceDep, admin_key: Ad
     configured for the catalog (the config file's `url`), or, where the server sets an admin
     key, without it: running queries is the operator's to allow, like writes.
     """
-    check_admin(ws.settings, admin_key, required=False, what="Running a query")
+    check_write(caller, ws.settings, admin_key, what="Running a query")
     return ws.catalogs.execute_sql(
         name, request.sql, request.question, approval=request.approval, answers=request.answers
     )
@@ -93,13 +107,13 @@ def list_examples(name: Name, ws: WorkspaceDep) -> ExamplesResponse:
 
 @router.post("/{name}/examples", responses=problem_responses(403, 404, 409, 413, 422, 503))
 async def add_examples(
-    name: Name, request: ExamplesRequest, ws: WorkspaceDep, admin_key: AdminKey = None
+    name: Name, request: ExamplesRequest, ws: WorkspaceDep, caller: CallerDep, admin_key: AdminKey = None
 ) -> ExamplesResponse:
     """Keep question -> SQL pairs with the catalog; the tables each reads are checked (422 names the pair).
 
     A write: needs the admin key where the server sets one.
     """
-    check_admin(ws.settings, admin_key, required=False, what="Adding past queries")
+    check_write(caller, ws.settings, admin_key, what="Adding past queries")
     return await run_in_threadpool(ws.catalogs.add_examples, name, request.examples)
 
 
@@ -132,6 +146,7 @@ async def create_catalog(
     request: Request,
     ws: WorkspaceDep,
     isolated: IsolatedDep,
+    caller: CallerDep,
     admin_key: AdminKey = None,
     dialect: Annotated[str | None, Query(description="sqlglot dialect of uploaded DDL.")] = None,
 ) -> IndexResult:
@@ -145,24 +160,24 @@ async def create_catalog(
     body = await read_body(request, ws.settings.max_upload_bytes, "DDL")
     if media_type != JSON:
         _check_is_text(body, media_type)
-    check_admin(ws.settings, admin_key, required=False)
+    check_write(caller, ws.settings, admin_key)
     if media_type == JSON:
         source = _url_source(body)
-        _check_url_allowed(ws.settings, admin_key)
+        _check_url_allowed(ws.settings, caller, admin_key)
         return await run_in_threadpool(ws.catalogs.index, source.url, catalog=name, db=source.db)
     # CPU-bound: in the thread pool, off the event loop; a large upload in a child process.
     return await run_in_threadpool(_index_upload, ws.settings, isolated, name, body, dialect)
 
 
 @router.delete("/{name}", status_code=204, response_class=Response, responses=problem_responses(403, 404, 409, 422))
-async def delete_catalog(name: Name, ws: WorkspaceDep, admin_key: AdminKey = None) -> Response:
+async def delete_catalog(name: Name, ws: WorkspaceDep, caller: CallerDep, admin_key: AdminKey = None) -> Response:
     """Delete the catalog, every generation of it; searches of it answer 404 from then on.
 
     Needs the admin key where the server sets one (SCHEMA_SEARCH_ADMIN_KEY), as every write
     does; a server without one takes writes, deletes included, from anyone who reaches it.
     409 while another process indexes it.
     """
-    check_admin(ws.settings, admin_key, required=False, what="Deleting a catalog")
+    check_write(caller, ws.settings, admin_key, what="Deleting a catalog")
     await run_in_threadpool(ws.catalogs.delete, name)  # waits a little for a writer's lock: off the event loop
     return Response(status_code=204)
 
@@ -215,10 +230,10 @@ def _url_source(body: bytes) -> IndexFromUrl:
         raise InvalidInput(f"Bad JSON body: {where + ': ' if where else ''}{first['msg']}", hint=hint) from None
 
 
-def _check_url_allowed(settings: Settings, presented: str | None) -> None:
+def _check_url_allowed(settings: Settings, caller: Caller, presented: str | None) -> None:
     if not settings.allow_url_sources:
         raise Forbidden(
             "Indexing from a database URL is disabled on this server.",
             hint="An operator can enable it with SCHEMA_SEARCH_ALLOW_URL_SOURCES=true and SCHEMA_SEARCH_ADMIN_KEY; or upload DDL instead.",
         )
-    check_admin(settings, presented, required=True)
+    check_server_admin(caller, settings, presented)  # the server's operator's, in the default space

@@ -17,7 +17,7 @@ from ..errors import InvalidInput, SourceError, UnsupportedMediaType
 from ..settings import Settings
 from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..workspace import Workspace
-from .deps import AdminKey, IsolatedDep, Name, ReadKey, WorkspaceDep, check_admin, content_type, read_body
+from .deps import AdminKey, CallerDep, IsolatedDep, Name, ReadKey, WorkspaceDep, check_write, content_type, read_body
 from .problems import problem_responses
 from .sniff import is_form
 
@@ -100,6 +100,7 @@ async def create_corpus(
     request: Request,
     ws: WorkspaceDep,
     isolated: IsolatedDep,
+    caller: CallerDep,
     admin_key: AdminKey = None,
     url_template: Annotated[
         str | None, Query(description="URL of a file without a manifest entry: {path}, {stem}, {name}, {file}.")
@@ -126,7 +127,7 @@ async def create_corpus(
             f"The body is a multipart/form-data envelope, sent as {media_type}.",
             hint="Send it as multipart/form-data with its boundary (curl -F files=@a.md sets both), or send the archive itself.",
         )
-    check_admin(ws.settings, admin_key, required=False)
+    check_write(caller, ws.settings, admin_key)
     files = await _form_files(request, body, ws.settings.max_upload_files) if media_type == MULTIPART else None
     # Unpacking and indexing are CPU-bound: in the thread pool, off the event loop; a large
     # upload in a child process (see isolated.py).
@@ -137,13 +138,13 @@ async def create_corpus(
 
 
 @router.delete("/{name}", status_code=204, response_class=Response, responses=problem_responses(403, 404, 409, 422))
-async def delete_corpus(name: Name, ws: WorkspaceDep, admin_key: AdminKey = None) -> Response:
+async def delete_corpus(name: Name, ws: WorkspaceDep, caller: CallerDep, admin_key: AdminKey = None) -> Response:
     """Delete the corpus, every generation of it; searches of it answer 404 from then on.
 
     Needs the admin key where the server sets one, like every write (see ``DELETE
     /v1/catalogs/{name}``). 409 while another process indexes it.
     """
-    check_admin(ws.settings, admin_key, required=False, what="Deleting a corpus")
+    check_write(caller, ws.settings, admin_key, what="Deleting a corpus")
     await run_in_threadpool(ws.corpora.delete, name)
     return Response(status_code=204)
 

@@ -1,8 +1,18 @@
-"""What every router shares: the workspace dependency, the admin-key check, a bounded body read."""
+"""What every router shares: who is calling (and so which space), the role checks, a bounded body read.
+
+A request's key decides its space: the routes act in the Workspace of the key's space, so
+another space's catalogs and corpora are simply unknown there (404, hint naming only the
+caller's own). A key comes in ``Authorization: Bearer``, ``X-API-Key``, ``X-Read-Key`` (or
+the web page's cookie) or ``X-Admin-Key``. The server's own keys keep their meaning: the
+admin key (``SCHEMA_SEARCH_ADMIN_KEY``) acts on the default space and manages every space,
+the read key (``SCHEMA_SEARCH_READ_KEY``) reads the default space. With no space key issued
+and no server key set, anyone who reaches the server acts on the default space, as before.
+"""
 
 from __future__ import annotations
 
 import hmac
+from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import unquote
 
@@ -10,14 +20,100 @@ from fastapi import Depends, Path, Request, Security
 from fastapi.security import APIKeyHeader
 
 from ..core.store import NAME_PATTERN
-from ..errors import Forbidden, InvalidInput, PayloadTooLarge, Unauthorized
+from ..errors import Forbidden, InvalidInput, KeyRefused, KeyRequired, PayloadTooLarge, RoleRequired, Unauthorized
 from ..settings import Settings
+from ..spaces.keys import Role, allows, key_id
+from ..spaces.registry import DEFAULT, Spaces
 from ..workspace import Workspace
 from .isolated import Isolated
 
+# Where a key may come, strongest claim first: what a client sets on purpose before what the page's cookie carries.
+KEY_HEADERS = ("x-api-key", "x-admin-key", "x-read-key")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who sent a request: the space it acts in, and what it may do there.
+
+    ``role`` is ``None`` for a request with no key (or the legacy read key), which the
+    server's own key settings judge as they always did (:func:`check_admin`).
+    """
+
+    space: str = DEFAULT
+    role: Role | None = None
+    key_id: str | None = None  # a space key's id; None for the server's keys and for no key
+    server_admin: bool = False
+
+    @property
+    def anonymous(self) -> bool:
+        return self.role is None
+
+
+def get_spaces(request: Request) -> Spaces:
+    return request.app.state.spaces
+
+
+def get_caller(request: Request) -> Caller:
+    """The caller the request's keys make; 401 for a key not in force, or for none once keys are issued.
+
+    An unknown and a revoked key are refused in the same words: the answer must not tell
+    someone holding an old key that it once worked.
+    """
+    known = getattr(request.state, "caller", None)  # several dependencies ask; the key store is read once
+    if known is None:
+        known = request.state.caller = _caller(request)
+    return known
+
+
+def _caller(request: Request) -> Caller:
+    spaces = get_spaces(request)
+    settings = spaces.settings
+    sent = _sent_keys(request)
+    admin = settings.admin_key.get_secret_value() if settings.admin_key else None
+    reader = settings.read_key.get_secret_value() if settings.read_key else None
+    refused = False
+    for token in sent:
+        if admin and _same(token, admin):
+            return Caller(DEFAULT, "admin", server_admin=True)
+        if key_id(token) is not None:
+            found = spaces.keys.verify(token)
+            if found is not None:
+                return Caller(found.space, found.role, key_id=found.id)
+            refused = True
+    if reader and any(_same(token, reader) for token in sent):
+        return Caller(DEFAULT, None)  # judged by check_read_key and check_admin, as before spaces
+    if refused or (sent and spaces.keys.any_active()):
+        raise KeyRefused(
+            "The key sent is not accepted here.",
+            hint="Check it against the one you were given; an operator can list keys with `schemasift keys list`.",
+        )
+    if spaces.keys.any_active():
+        raise KeyRequired(
+            "This server needs a key.",
+            hint="Send it as `Authorization: Bearer KEY` (or X-API-Key); an operator issues one with "
+            "`schemasift keys create --space SPACE --role read`.",
+        )
+    return Caller()
+
+
+def _sent_keys(request: Request) -> list[str]:
+    sent = []
+    auth = request.headers.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        sent.append(auth[7:].strip())
+    sent += [request.headers.get(h, "").strip() for h in KEY_HEADERS]
+    sent.append(unquote(request.cookies.get(READ_KEY_COOKIE, "")).strip())  # the page percent-encodes it
+    return [s for s in sent if s]
+
+
+def _same(sent: str, expected: str) -> bool:
+    return hmac.compare_digest(sent.encode(), expected.encode())
+
 
 def get_workspace(request: Request) -> Workspace:
-    return request.app.state.workspace
+    """The Workspace of the caller's space: the only catalogs and corpora this request can name."""
+    caller = get_caller(request)
+    return get_spaces(request).workspace(caller.space)
 
 
 def get_isolated(request: Request) -> Isolated:
@@ -37,6 +133,8 @@ admin_key_header = APIKeyHeader(
 # Module level, not inside create_app: FastAPI resolves these string annotations
 # (from __future__ import annotations) in the module's namespace.
 WorkspaceDep = Annotated[Workspace, Depends(get_workspace)]
+CallerDep = Annotated[Caller, Depends(get_caller)]
+SpacesDep = Annotated[Spaces, Depends(get_spaces)]
 IsolatedDep = Annotated[Isolated, Depends(get_isolated)]
 AdminKey = Annotated[str | None, Security(admin_key_header)]
 # The pattern is documented, not checked here: the workspace refuses a bad name in its own words.
@@ -89,6 +187,32 @@ def check_admin(settings: Settings, presented: str | None, *, required: bool, wh
         )
 
 
+def check_write(
+    caller: Caller, settings: Settings, presented: str | None, *, what: str = "Indexing", role: Role = "write"
+) -> None:
+    """Refuse a write the caller may not make: a space key by its role, anyone else by the server's admin key.
+
+    Decided before any lookup, so a refusal says nothing of what exists.
+    """
+    if caller.server_admin:
+        return
+    if caller.anonymous:
+        check_admin(settings, presented, required=False, what=what)
+        return
+    if not allows(caller.role, role):
+        raise RoleRequired(
+            f"{what} needs a key with the {role} role; this key's role is {caller.role}.",
+            hint=f"Ask an admin of your space for a {role} key (`schemasift keys create --role {role}`).",
+        )
+
+
+def check_server_admin(caller: Caller, settings: Settings, presented: str | None, what: str = "Indexing") -> None:
+    """Refuse what only the server's operator may do (URL sources, managing spaces) to anyone without the admin key."""
+    if caller.server_admin:
+        return
+    check_admin(settings, presented, required=True, what=what)
+
+
 # What a frame or a link loads (an eval report's page) cannot carry a header: the web page
 # also keeps the read key in this cookie, SameSite=Strict and only for /v1/eval, so no
 # other site's page can make the browser send it.
@@ -104,13 +228,12 @@ def check_read_key(request: Request) -> None:
     A dependency of the read routers. Not an OpenAPI security scheme: most servers set
     no read key, and the document would then mark every read as needing one.
     """
-    settings = get_workspace(request).settings
-    if settings.read_key is None:
-        return
-    keys = [k.get_secret_value().encode() for k in (settings.read_key, settings.admin_key) if k is not None]
-    sent = [request.headers.get(h, "").encode() for h in ("x-read-key", "x-admin-key")]
-    sent.append(unquote(request.cookies.get(READ_KEY_COOKIE, "")).encode())  # the page percent-encodes it
-    if not any(s and hmac.compare_digest(s, k) for s in sent for k in keys):
+    caller = get_caller(request)  # a key not in force, or none where keys are issued: 401 there
+    settings = get_spaces(request).settings
+    if not caller.anonymous or settings.read_key is None:
+        return  # a space key of any role reads its own space
+    reader = settings.read_key.get_secret_value()
+    if not any(_same(token, reader) for token in _sent_keys(request)):
         raise Unauthorized(
             "This server needs a read key.",
             hint="Send it in the X-Read-Key header; the web page asks for it. The operator set it as SCHEMA_SEARCH_READ_KEY.",

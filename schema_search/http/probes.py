@@ -20,7 +20,8 @@ from pydantic import BaseModel, Field
 from starlette.responses import JSONResponse, Response
 
 from .. import __version__
-from .deps import WorkspaceDep
+from ..spaces.registry import DEFAULT
+from .deps import SpacesDep
 from .problems import problem, problem_responses
 from .readiness import Readiness
 
@@ -37,8 +38,9 @@ class Health(BaseModel):
     status: Literal["alive"] = "alive"
     version: str
     model: str = Field(description=MODEL)
-    catalogs: int = Field(description="Catalogs in the data directory.")
-    corpora: int = Field(description="Corpora in the data directory.")
+    # None where space keys are issued: a probe needs no key, so it must not count what a key guards.
+    catalogs: int | None = Field(description="Catalogs in the default space (null where space keys are issued).")
+    corpora: int | None = Field(description="Corpora in the default space (null where space keys are issued).")
 
 
 class Ready(BaseModel):
@@ -60,22 +62,23 @@ def router(readiness: Readiness) -> APIRouter:
 
     @probes.head("/healthz", include_in_schema=False)
     @probes.get("/healthz", response_model=Health)
-    async def healthz(request: Request, ws: WorkspaceDep) -> Response:
+    async def healthz(request: Request, spaces: SpacesDep) -> Response:
         """Liveness: 200 while the worker answers, with whether its model is loaded. HEAD: the status alone."""
         model = await readiness.model()
         if request.method == "HEAD":
             return Response(status_code=200)
+        ws, guarded = spaces.workspace(DEFAULT), spaces.keys.any_active()
         health = Health(
             version=__version__,
             model=model,
-            catalogs=len(ws.catalogs.store.names()),
-            corpora=len(ws.corpora.store.names()),
+            catalogs=None if guarded else len(ws.catalogs.store.names()),
+            corpora=None if guarded else len(ws.corpora.store.names()),
         )
         return JSONResponse(health.model_dump())
 
     @probes.head("/readyz", include_in_schema=False)
     @probes.get("/readyz", response_model=Ready, response_model_exclude_none=True, responses=problem_responses(503))
-    async def readyz(request: Request) -> Response:
+    async def readyz(request: Request, spaces: SpacesDep) -> Response:
         """Readiness: 200 once the model is loaded (and a `serve` worker is warm), else 503. HEAD: the status alone."""
         await readiness.model()
         report = readiness.report()
@@ -91,6 +94,12 @@ def router(readiness: Readiness) -> APIRouter:
                 "Retry in a second.",
             )
         # "degraded": some collection failed to open; the others answer, so the worker serves.
+        if spaces.keys.any_active():  # a probe needs no key: no name of what keys guard (the log has them)
+            report = {k: v for k, v in report.items() if k not in ("catalogs", "corpora")}
+            failed = len(report.get("problems") or [])
+            report["problems"] = (
+                [f"{failed} collection(s) failed to open; the worker's log names them."] if failed else []
+            )
         return JSONResponse(Ready.model_validate(report).model_dump(exclude_none=True))
 
     return probes

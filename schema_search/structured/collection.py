@@ -96,6 +96,11 @@ class Collection:
 
 def write_collection(folder: Path, collection: Collection) -> None:
     """Store a collection beside a generation's other files (dates as ISO text)."""
+    (folder / STRUCTURED_FILE).write_text(collection_json(collection), encoding="utf-8")
+
+
+def collection_json(collection: Collection) -> str:
+    """A collection as the JSON text ``structured.json`` holds (a sealed generation stores it encrypted)."""
     data = {
         "name": collection.name,
         "kind": collection.kind,
@@ -110,7 +115,7 @@ def write_collection(folder: Path, collection: Collection) -> None:
             for t in collection.tables
         ],
     }
-    (folder / STRUCTURED_FILE).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return json.dumps(data, ensure_ascii=False)
 
 
 def load_collection(folder: Path) -> Collection | None:
@@ -118,7 +123,12 @@ def load_collection(folder: Path) -> Collection | None:
     path = folder / STRUCTURED_FILE
     if not path.is_file():
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
+    return collection_from_json(path.read_text(encoding="utf-8"))
+
+
+def collection_from_json(text: str) -> Collection:
+    """The collection :func:`collection_json` wrote."""
+    data = json.loads(text)
     tables = []
     for t in data["tables"]:
         columns = tuple(Column(**c) for c in t["columns"])

@@ -23,8 +23,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..core import sealing
 from ..core.analyzer import words
 from ..core.kind import ItemKind
+from ..core.sealing import Sealer
 
 EXAMPLES_DIR = "examples"
 EXAMPLES_FILE = "examples.jsonl"
@@ -96,15 +98,24 @@ def tables_channel(ranked: Sequence[str], by_id: dict[str, Example]) -> list[str
     return list(dict.fromkeys(table for example in ranked if example in by_id for table in by_id[example].tables))
 
 
-def write_examples(folder: Path, examples: Sequence[Example]) -> None:
+def sealed_as(catalog: str) -> str:
+    """Associated data of a sealed examples file (``core.sealing``): bound to its catalog, as
+    ``catalog.json`` is, so one catalog's past queries do not open as another's."""
+    return f"examples\0{catalog}"
+
+
+def write_examples(folder: Path, examples: Sequence[Example], catalog: str, sealer: Sealer | None = None) -> None:
+    """Store the pairs of ``catalog`` in ``folder``; sealed as one file with a ``sealer`` (questions and SQL say
+    what the data is)."""
     folder.mkdir(parents=True, exist_ok=True)
     lines = (json.dumps(example.to_dict(), ensure_ascii=False) + "\n" for example in examples)
-    (folder / EXAMPLES_FILE).write_text("".join(lines), encoding="utf-8")
+    sealing.write_file(folder / EXAMPLES_FILE, "".join(lines), sealer, sealed_as(catalog))
 
 
-def load_examples(folder: Path) -> list[Example]:
-    """The examples stored in ``folder`` (none when it has none)."""
+def load_examples(folder: Path, catalog: str, sealer: Sealer | None = None) -> list[Example]:
+    """The examples of ``catalog`` stored in ``folder`` (none when it has none)."""
     path = folder / EXAMPLES_FILE
     if not path.is_file():
         return []
-    return [Example.from_dict(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    text = sealing.read_file(path, sealer, sealed_as(catalog))
+    return [Example.from_dict(json.loads(line)) for line in text.splitlines() if line]

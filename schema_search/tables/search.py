@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from pathlib import Path
 
-from ..core import pin
+from ..core import pin, sealing
 from ..core.channels import Channels, Ranker
 from ..core.embedders import Embedder
 from ..core.floor import Relevance
 from ..core.ranking import Fusion, Ranking, rank
+from ..core.sealing import Sealer
 from ..core.store import Generation
 from . import examples, expand
 from .catalog import Catalog
@@ -67,6 +69,16 @@ class SearchConfig:
     weigh_novelty: bool = True
     # Past queries whose tables form the ``examples`` channel (``tables.examples``).
     examples_k: int = 3
+
+
+def write_catalog(folder: Path, catalog: Catalog, sealer: Sealer | None = None) -> None:
+    """Store a generation's catalog, sealed as a whole with a ``sealer``."""
+    sealing.write_file(folder / CATALOG_FILE, catalog.to_json(), sealer, f"catalog\0{catalog.name}")
+
+
+def read_catalog(folder: Path, sealer: Sealer | None = None) -> Catalog:
+    """The catalog of a generation folder, opened with ``sealer`` when it is sealed."""
+    return Catalog.from_json(sealing.read_file(folder / CATALOG_FILE, sealer, f"catalog\0{folder.parent.name}"))
 
 
 def rank_tables(
@@ -153,23 +165,30 @@ class CatalogSearcher:
         self._novelty_weighted = [c for c in NOVELTY_WEIGHTED if self.coverage.get(c, 0.0) > 0]
 
     @classmethod
-    def open(cls, generation: Generation, embedder: Embedder | None = None) -> CatalogSearcher:
-        """Open a stored generation; with an ``embedder``, add the dense channel if it was built."""
+    def open(
+        cls, generation: Generation, embedder: Embedder | None = None, sealer: Sealer | None = None
+    ) -> CatalogSearcher:
+        """Open a stored generation; with an ``embedder``, add the dense channel if it was built.
+
+        A sealed generation needs its ``sealer``. Its whole catalog is decrypted into memory
+        here, once: the foreign-key boost, pins and join completion read every table's name.
+        """
         manifest = generation.manifest()
         # A generation built before a field existed (``values``) is searched without it.
         fields = [f for f in FIELDS if f in manifest.get("fields", FIELDS)]
-        channels = Channels.open(generation, fields, embedder, [f for f in EXCLUSIVE if f in fields])
-        catalog = Catalog.from_json((generation.path / CATALOG_FILE).read_text(encoding="utf-8"))
+        catalog = read_catalog(generation.path, sealer)
+        ids = {sealer.blind_id(t.id): t.id for t in catalog.tables} if sealer is not None else None
+        channels = Channels.open(generation, fields, embedder, [f for f in EXCLUSIVE if f in fields], sealer, ids)
         folder = generation.path / examples.EXAMPLES_DIR
-        past = (
-            Channels.open(Generation(examples.EXAMPLES_DIR, folder), examples.FIELDS, embedder)
-            if folder.is_dir()
-            else None
-        )
+        past_examples = examples.load_examples(folder, catalog.name, sealer) if folder.is_dir() else []
+        past = None
+        if folder.is_dir():
+            past_ids = {sealer.blind_id(e.id): e.id for e in past_examples} if sealer is not None else None
+            past = Channels.open(
+                Generation(examples.EXAMPLES_DIR, folder), examples.FIELDS, embedder, sealer=sealer, ids=past_ids
+            )
         # Every generation's manifest has the coverage its build measured (release 0.1's too).
-        return cls(
-            catalog, channels, manifest["coverage"], generation.id, past, examples.load_examples(folder) if past else ()
-        )
+        return cls(catalog, channels, manifest["coverage"], generation.id, past, past_examples)
 
     @property
     def rankers(self) -> dict[str, Ranker]:

@@ -33,7 +33,8 @@ class Workspace:
         self.settings = settings or Settings()
         self._embedder_loaded = False
         self.rewrite_completion: Callable[..., Any] | None = None  # litellm.completion, unless a test fakes it
-        self.batches = Batches(self.settings.home / TURNS_FILE)  # every worker's turns, for a next batch
+        # Every worker's turns, for a next batch; sealed with the data key once a KEK is configured.
+        self.batches = Batches(self.settings.home / TURNS_FILE, vault=lambda: self.corpora.vault)
         self.catalogs = Catalogs(self)
         self.corpora = Corpora(self)
 

@@ -13,6 +13,10 @@ runs several worker processes on one port, and a repeat is as likely to reach an
 as the one that ranked the first search. Marking a turn given is one transaction, so two
 workers never both give it. The least recently kept turns past ``limit`` are deleted, and a
 data directory that cannot be written keeps them in memory instead.
+
+With a key-encryption key configured, a turn's question and kept response (passage text) are
+sealed with the data directory's key, bound to their row and column, and the session and turn
+ids are stored blinded: a copied ``turns.sqlite3`` reveals neither what was asked nor found.
 """
 
 from __future__ import annotations
@@ -21,9 +25,15 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
+
+from cryptography.exceptions import InvalidTag
+
+from ..core import sealing
+from ..core.sealing import Vault
+from ..errors import KeyUnavailable
 
 TURNS_FILE = "turns.sqlite3"
 _SCHEMA = (
@@ -63,11 +73,13 @@ class Batches:
     """The turns of the conversations searched, by ``(source, session, turn)``.
 
     ``path``: the SQLite file shared by every process of one data directory; ``None`` keeps
-    them in this process's memory.
+    them in this process's memory. ``vault``: the data directory's key (called on first use,
+    so a workspace opens without reading the key file); None stores turns in plain text.
     """
 
-    def __init__(self, path: Path | None = None, limit: int = 1000) -> None:
+    def __init__(self, path: Path | None = None, limit: int = 1000, vault: Callable[[], Vault] | None = None) -> None:
         self._limit = limit
+        self._vault = vault
         self._lock = threading.Lock()
         self._memory: sqlite3.Connection | None = None
         self._path = path
@@ -107,24 +119,56 @@ class Batches:
             self._memory.execute(_SCHEMA)
         return self._memory
 
+    def _stored(self, key: tuple[str, str, str]) -> tuple[tuple[str, str, str], sealing.Sealer | None]:
+        """The row's key as stored (session and turn blinded when sealing) and the sealer, None when off."""
+        sealer = self._vault().writer() if self._vault is not None else None
+        if sealer is None:
+            return key, None
+        source, session, turn = key
+        return (source, sealer.blind_id(session), sealer.blind_id(turn)), sealer
+
+    def _open(self, value: str, aad: str) -> str | None:
+        """A column's text; None when it is sealed with a key not at hand: a turn is only a
+        shortcut, so one that cannot be opened is no repeat, and the search runs as usual."""
+        if not sealing.is_sealed_value(value):
+            return value
+        if self._vault is None:
+            return None
+        try:
+            return sealing.open_value(value, self._vault(), aad, "kept turn")
+        except (KeyUnavailable, InvalidTag, ValueError):
+            return None
+
     def repeat(self, key: tuple[str, str, str], question: frozenset[str]) -> str | None:
         """What the turn ``question`` repeats kept (then marked given), else None: not a repeat, or given."""
+        stored, _ = self._stored(key)
         with self._transaction() as db:
             row = db.execute(
-                "SELECT words, kept FROM turns WHERE source = ? AND session = ? AND turn = ? AND served = 0", key
+                "SELECT words, kept FROM turns WHERE source = ? AND session = ? AND turn = ? AND served = 0", stored
             ).fetchone()
-            if row is None or not same_question(frozenset(json.loads(row[0])), question):
+            if row is None:
                 return None
-            db.execute("UPDATE turns SET served = 1 WHERE source = ? AND session = ? AND turn = ?", key)
-            return row[1]
+            said, kept = self._open(row[0], _aad(stored, "words")), self._open(row[1], _aad(stored, "kept"))
+            if said is None or kept is None or not same_question(frozenset(json.loads(said)), question):
+                return None
+            db.execute("UPDATE turns SET served = 1 WHERE source = ? AND session = ? AND turn = ?", stored)
+            return kept
 
     def keep(self, key: tuple[str, str, str], question: frozenset[str], kept: str) -> None:
         """Keep a turn's first search: ``kept``, as the caller will read it back from :meth:`repeat`."""
+        stored, sealer = self._stored(key)
+        said = sealing.seal_value(json.dumps(sorted(question)), sealer, _aad(stored, "words"))
+        kept = sealing.seal_value(kept, sealer, _aad(stored, "kept"))
         with self._transaction() as db:
-            db.execute("DELETE FROM turns WHERE source = ? AND session = ? AND turn = ?", key)
-            db.execute("INSERT INTO turns VALUES (?, ?, ?, ?, ?, 0)", (*key, json.dumps(sorted(question)), kept))
+            db.execute("DELETE FROM turns WHERE source = ? AND session = ? AND turn = ?", stored)
+            db.execute("INSERT INTO turns VALUES (?, ?, ?, ?, ?, 0)", (*stored, said, kept))
             # The newest rows have the highest rowids: drop what lies past the limit.
             db.execute(
                 "DELETE FROM turns WHERE rowid IN (SELECT rowid FROM turns ORDER BY rowid DESC LIMIT -1 OFFSET ?)",
                 (self._limit,),
             )
+
+
+def _aad(key: tuple[str, str, str], column: str) -> str:
+    """What a sealed value is bound to: its row and column, so none opens in another turn's place."""
+    return "\0".join(("turn", *key, column))

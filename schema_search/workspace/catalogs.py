@@ -15,6 +15,7 @@ from ..core.build import Progress, write_indexes
 from ..core.dense import DenseIndex
 from ..core.embedders import Embedder
 from ..core.explain import context
+from ..core.sealing import Sealer
 from ..core.store import Generation, Shelf, check_name
 from ..errors import CatalogNotFound, InvalidInput, SchemaSearchError, SourceError, TableAmbiguous, TableNotFound
 from ..sql.validate import validate_sql
@@ -33,7 +34,7 @@ from ..tables.models import (
     SearchResponse,
     TableDetail,
 )
-from ..tables.search import CATALOG_FILE, CatalogSearcher, SearchConfig
+from ..tables.search import CatalogSearcher, SearchConfig, read_catalog, write_catalog
 from . import configs
 from .sources import Host, Sources, dense_info, previous_vectors, since
 
@@ -99,13 +100,16 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
             )
         started = time.perf_counter()
 
+        sealer = self.writer()
+
         def build(path: Path) -> dict:
-            (path / CATALOG_FILE).write_text(catalog.to_json(), encoding="utf-8")
+            write_catalog(path, catalog, sealer)
             manifest = {"tables": len(catalog.tables)}
-            manifest |= self._write_indexes(path, catalog.name, TABLES, catalog.tables, progress)
+            manifest |= self._write_indexes(path, catalog.name, TABLES, catalog.tables, progress, sealer)
             # Past queries go with the catalog, but only those whose tables are all still there.
             kept = [e for e in self.examples(catalog.name, missing_ok=True) if all(map(catalog.table, e.tables))]
-            return manifest | self._write_examples(path, kept, self._previous_vectors(catalog.name, EXAMPLES_DIR))
+            previous = self._previous_vectors(catalog.name, EXAMPLES_DIR)
+            return manifest | self._write_examples(path, catalog.name, kept, previous, sealer)
 
         generation = self.store.write(catalog.name, build)
         return IndexResult(catalog=_catalog_info(generation, catalog), seconds=since(started))
@@ -128,8 +132,10 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
         merged_now: list[list[Example]] = []
 
         def build(path: Path, live: Generation) -> dict:
-            tables = _read_catalog(live)
-            before = load_examples(live.path / EXAMPLES_DIR)
+            # Sealed as the generation it derives from is: its other files are that one's.
+            sealer = self.reader(live)
+            tables = read_catalog(live.path, sealer)
+            before = load_examples(live.path / EXAMPLES_DIR, name, sealer)
             gone = sorted({t for e in new for t in e.tables if not tables.table(t)})
             if gone:
                 raise InvalidInput(
@@ -138,7 +144,7 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
                 )
             after = merged(before, new)
             merged_now[:] = [before, after]
-            return self._write_examples(path, after, previous_vectors(live.path / EXAMPLES_DIR))
+            return self._write_examples(path, name, after, previous_vectors(live.path / EXAMPLES_DIR), sealer)
 
         self.store.derive(name, [EXAMPLES_DIR], build)
         before, after = merged_now
@@ -151,16 +157,19 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
         """The past queries kept with catalog ``name``."""
         if missing_ok and name not in self.store.names():
             return []
-        return load_examples(self.store.current(name).path / EXAMPLES_DIR)
+        live = self.store.current(name)
+        return load_examples(live.path / EXAMPLES_DIR, name, self.reader(live))
 
-    def _write_examples(self, path: Path, kept: Sequence[Example], previous: DenseIndex | None) -> dict:
+    def _write_examples(
+        self, path: Path, name: str, kept: Sequence[Example], previous: DenseIndex | None, sealer: Sealer | None = None
+    ) -> dict:
         """The examples folder of a generation: the pairs, their question field and their vectors."""
         if not kept:
             return {"examples": 0}
         folder = path / EXAMPLES_DIR
-        write_examples(folder, kept)
+        write_examples(folder, kept, name, sealer)
         embedder = self.workspace.loaded_embedder(None) if self.settings.dense else None
-        write_indexes(folder, EXAMPLES, kept, embedder, previous)
+        write_indexes(folder, EXAMPLES, kept, embedder, previous, sealer=sealer)
         return {"examples": len(kept)}
 
     # -- reading ---------------------------------------------------------------------
@@ -173,7 +182,7 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
         """
         if self.is_open(name):
             return self.searcher(name).catalog
-        return self._loaded(self._catalogs, name, _read_catalog)[1]
+        return self._loaded(self._catalogs, name, lambda live: read_catalog(live.path, self.reader(live)))[1]
 
     def config(self) -> SearchConfig:
         return configs.search_config(self.settings)
@@ -259,7 +268,7 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
     # -- what tables are -------------------------------------------------------------
 
     def _open_searcher(self, generation: Generation, embedder: Embedder | None) -> CatalogSearcher:
-        return CatalogSearcher.open(generation, embedder)
+        return CatalogSearcher.open(generation, embedder, self.reader(generation))
 
     def _info(self, generation: Generation, searcher: CatalogSearcher) -> CatalogInfo:
         return _catalog_info(generation, searcher.catalog)
@@ -289,10 +298,6 @@ def _catalog_info(generation: Generation, catalog: Catalog) -> CatalogInfo:
         described_at=max((d.generated_at for d in descriptions), default=None),
         description_models=sorted({d.model for d in descriptions}),
     )
-
-
-def _read_catalog(generation: Generation) -> Catalog:
-    return Catalog.from_json((generation.path / CATALOG_FILE).read_text(encoding="utf-8"))
 
 
 def _example(catalog: Catalog, pair: ExampleInput, origin: Origin, number: int) -> Example:

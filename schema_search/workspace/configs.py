@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.embedders import Embedder
+from ..core.sealing import Vault, load_kek
 from ..docs.chunker import Chunking
 from ..docs.search import DocsSearchConfig
 from ..errors import ExecutionOff
@@ -21,6 +22,15 @@ from ..tables.search import SearchConfig
 if TYPE_CHECKING:  # imported where used: connectors load database drivers, the gate sqlglot
     from ..connectors.values import ValueHints
     from ..preflight.gate import GateConfig
+
+
+def vault(s: Settings) -> Vault:
+    """The data key of the data directory ``s.home``, under the configured key-encryption key (``core.sealing``).
+
+    Raises:
+        InvalidInput: the configured key file is missing, unreadable or not 32 bytes.
+    """
+    return Vault(s.home, load_kek(s.kek_file, s.kek.get_secret_value() if s.kek else None))
 
 
 def search_config(s: Settings) -> SearchConfig:

@@ -6,12 +6,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..core import sealing
 from ..core.build import Progress
 from ..core.embedders import Embedder
+from ..core.sealing import Sealer
 from ..core.store import Generation, Shelf, check_name
 from ..docs import coverage, results
 from ..docs.chunker import Chunking
-from ..docs.corpus import Corpus, write_corpus
+from ..docs.corpus import Corpus, opened, write_corpus
 from ..docs.crawl.config import CrawlConfig
 from ..docs.crawl.mirror import Mirror, stamped
 from ..docs.crawl.site import crawl_site
@@ -22,7 +24,7 @@ from ..docs.search import CorpusSearcher, DocsSearchConfig
 from ..docs.sources import Personal, check_source, read_corpus
 from ..docs.visual.options import Visual
 from ..errors import CorpusNotFound
-from ..structured.collection import STRUCTURED_FILE, Collection, load_collection, write_collection
+from ..structured.collection import STRUCTURED_FILE, Collection, collection_from_json, collection_json
 from ..structured.fields import Choices
 from ..structured.models import FieldsResponse
 from ..structured.sources import corpus_collection
@@ -94,7 +96,8 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         """
         check_name(corpus, "corpus")
         started = time.perf_counter()
-        mirror = Mirror.of(self.settings.home, corpus)
+        # Sealed with the data key once a KEK is configured, as the generation is (see ``Mirror``).
+        mirror = Mirror.of(self.settings.home, corpus, self.writer())
         with mirror.locked():
             crawled = crawl_site(url, mirror, crawl, progress)
             try:
@@ -102,14 +105,8 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
                     self.workspace.loaded_embedder(progress)
                 chunking = self.chunking()
                 # plain: the pages are as the site serves them, and no mkdocs.yml above the data directory applies.
-                read = read_corpus(
-                    crawled.folder,
-                    corpus,
-                    chunking,
-                    progress=progress,
-                    site="plain",
-                    **self._reading(),
-                )
+                with mirror.opened(crawled.folder) as pages:
+                    read = read_corpus(pages, corpus, chunking, progress=progress, site="plain", **self._reading())
                 read = stamped(read, crawled.records, crawled.source(mirror.folder), crawled.warnings)
                 result = self._store_corpus(corpus, read, chunking, started, progress, crawled.counts)
             except BaseException:
@@ -129,18 +126,19 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
     ) -> CorpusIndexResult:
         """Index ``read`` and swap it in as the live generation of ``corpus``."""
         choices = self._stored_choices(corpus)
+        sealer = self.writer()
 
         def build(path: Path) -> dict:
-            write_corpus(path, read)
-            write_pages(path, read)
-            write_collection(path, corpus_collection(read, choices))
+            write_corpus(path, read, sealer)
+            write_pages(path, read, sealer)
+            _write_collection(path, corpus_collection(read, choices), sealer)
             manifest = {
                 "documents": len(read.documents),
                 "chunks": len(read.chunks),
                 "chunking": chunking.describe(),
                 "structured": choices.to_dict(),
             }
-            return manifest | self._write_indexes(path, corpus, CHUNKS, read.chunks, progress)
+            return manifest | self._write_indexes(path, corpus, CHUNKS, read.chunks, progress, sealer)
 
         generation = self.store.write(corpus, build)
         return CorpusIndexResult(corpus=_corpus_info(generation, read), seconds=since(started), crawl=crawl)
@@ -152,10 +150,12 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         generation they opened.
         """
         choices = self._stored_choices(name).then(Choices.of(exact, plain))
-        documents = self.searcher(name).corpus
+        searcher = self.searcher(name)
+        # Proposing fields reads every chunk's headings and opening: a sealed corpus's are decrypted for it.
+        documents = opened(searcher.corpus, searcher.sealer)
 
-        def build(path: Path, _live: Generation) -> dict:
-            write_collection(path, corpus_collection(documents, choices))
+        def build(path: Path, live: Generation) -> dict:
+            _write_collection(path, corpus_collection(documents, choices), self.reader(live))
             return {"structured": choices.to_dict()}
 
         self.store.derive(name, [STRUCTURED_FILE], build)
@@ -259,7 +259,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
     # -- what documents are ----------------------------------------------------------
 
     def _open_searcher(self, generation: Generation, embedder: Embedder | None) -> CorpusSearcher:
-        return CorpusSearcher.open(generation, embedder)
+        return CorpusSearcher.open(generation, embedder, self.reader(generation))
 
     def _info(self, generation: Generation, searcher: CorpusSearcher) -> CorpusInfo:
         return _corpus_info(generation, searcher.corpus)
@@ -267,10 +267,23 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
     def _load_collection(self, generation: Generation) -> Collection:
         # Generations written before the structured index existed get one made from their corpus,
         # and so do those stored without a documents table (before every corpus had one).
-        stored = load_collection(generation.path)
+        stored = _load_collection(generation.path, self.reader(generation))
         if stored is not None and stored.tables:
             return stored
         return corpus_collection(self.searcher(generation.name).corpus, self._stored_choices(generation.name))
+
+
+def _write_collection(folder: Path, collection: Collection, sealer: Sealer | None) -> None:
+    """``structured.json``, sealed as a whole with a ``sealer``: its rows are the documents' header fields."""
+    sealing.write_file(folder / STRUCTURED_FILE, collection_json(collection), sealer, f"structured\0{collection.name}")
+
+
+def _load_collection(folder: Path, sealer: Sealer | None) -> Collection | None:
+    """The collection a generation stored (None before there was one), opened when it is sealed."""
+    path = folder / STRUCTURED_FILE
+    if not path.is_file():
+        return None
+    return collection_from_json(sealing.read_file(path, sealer, f"structured\0{folder.parent.name}"))
 
 
 def _readable(result) -> str:

@@ -21,6 +21,7 @@ from ..core.dense import DenseIndex
 from ..core.embedders import Embedder
 from ..core.followup import Rewrite
 from ..core.kind import ItemKind
+from ..core.sealing import Sealer, Vault
 from ..core.store import Generation, Shelf, Store
 from ..settings import Settings
 from ..structured.collection import Collection
@@ -60,10 +61,34 @@ class Sources(Generic[Searcher, Info]):
         self._searchers: dict[str, Searcher] = {}
         self._collections: dict[str, tuple[str, Collection]] = {}
         self._lock = threading.Lock()
+        self._vault: Vault | None = None
 
     @property
     def settings(self) -> Settings:
         return self.workspace.settings
+
+    @property
+    def vault(self) -> Vault:
+        """The data key of this data directory, under the configured key-encryption key (``core.sealing``).
+
+        Raises:
+            InvalidInput: the configured key file is missing, unreadable or not 32 bytes.
+        """
+        if self._vault is None:
+            self._vault = configs.vault(self.settings)
+        return self._vault
+
+    def writer(self) -> Sealer | None:
+        """What a new generation is sealed with: every one is, once a key-encryption key is configured."""
+        return self.vault.writer()
+
+    def reader(self, generation: Generation) -> Sealer | None:
+        """What ``generation`` is opened with (None: written in plain text).
+
+        Raises:
+            KeyUnavailable: it is sealed and the key that opens it is not configured.
+        """
+        return self.vault.reader(generation.manifest(), f"{self.shelf.noun} {generation.name!r}")
 
     # -- what each kind says for itself --------------------------------------------
 
@@ -167,11 +192,19 @@ class Sources(Generic[Searcher, Info]):
 
     # -- writing ---------------------------------------------------------------------
 
-    def _write_indexes(self, path: Path, name: str, kind: ItemKind, items: Sequence, progress: Progress | None) -> dict:
+    def _write_indexes(
+        self,
+        path: Path,
+        name: str,
+        kind: ItemKind,
+        items: Sequence,
+        progress: Progress | None,
+        sealer: Sealer | None = None,
+    ) -> dict:
         embedder = self.workspace.loaded_embedder(progress) if self.settings.dense else None
         previous = self._previous_vectors(name) if embedder else None
         # Vectors are saved as they come, so a build cut short resumes (core/checkpoint.py).
-        return write_indexes(path, kind, items, embedder, previous, progress, self.store.checkpoint(name))
+        return write_indexes(path, kind, items, embedder, previous, progress, self.store.checkpoint(name), sealer)
 
     def _previous_vectors(self, name: str, folder: str = "") -> DenseIndex | None:
         """The live generation's embeddings (of its subfolder ``folder``), so unchanged items are not encoded again."""

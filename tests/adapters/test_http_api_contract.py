@@ -116,7 +116,7 @@ def test_a_route_answers_503_where_its_document_says_so(tmp_path, monkeypatch):
 
 
 def test_the_writes_need_the_admin_key_where_the_server_sets_one(tmp_path):
-    # The writes, and running a query on a catalog's database: the operator's to allow.
+    # The writes, running a query on a catalog's database, the review queue and the spaces: the operator's to allow.
     writes = {
         "POST /v1/catalogs/{name}",
         "DELETE /v1/catalogs/{name}",
@@ -124,6 +124,18 @@ def test_the_writes_need_the_admin_key_where_the_server_sets_one(tmp_path):
         "DELETE /v1/corpora/{name}",
         "POST /v1/catalogs/{name}/execute",
         "POST /v1/catalogs/{name}/examples",
+        # The review queue holds what visitors asked, reads included; spaces and their keys are the operator's.
+        "GET /v1/review",
+        "GET /v1/review/{entry_id}",
+        "PATCH /v1/review/{entry_id}",
+        "POST /v1/review/{entry_id}/approve",
+        "POST /v1/review/{entry_id}/reject",
+        "GET /v1/spaces",
+        "POST /v1/spaces/{space}",
+        "DELETE /v1/spaces/{space}",
+        "GET /v1/spaces/{space}/keys",
+        "POST /v1/spaces/{space}/keys",
+        "DELETE /v1/spaces/{space}/keys/{key_id}",
     }
     keyed = TestClient(create_app(workspace=_workspace(tmp_path / "a", admin_key="s3cret"))).get("/openapi.json").json()
     assert keyed["components"]["securitySchemes"]["AdminKey"] | {"description": ""} == {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import anyio
 from fastapi.testclient import TestClient
 from mcp import Client
@@ -10,7 +12,7 @@ from schema_search.http import create_app
 from schema_search.mcp.server import create_server
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
-from schema_search.workspace.batches import Batches
+from schema_search.workspace.batches import TURNS_FILE, Batches, words
 
 from ..conftest import HANDBOOK
 
@@ -51,6 +53,24 @@ def test_the_repeat_may_reach_another_worker_and_is_still_given_once(tmp_path):
     again = second_worker.corpora.search("handbook", QUESTION, 2, session="s1", turn="1")
     assert (first.batch, again.batch) == (1, 2) and not set(_ids(first)) & set(_ids(again))
     assert first_worker.corpora.search("handbook", QUESTION, 2, session="s1", turn="1").batch == 1  # given once
+
+
+def test_a_sealed_data_directory_keeps_its_turns_sealed(tmp_path):
+    kek = tmp_path / "kek.bin"
+    kek.write_bytes(os.urandom(32))
+    workspace = Workspace(Settings(home=tmp_path / "home", dense=False, kek_file=kek))
+    workspace.corpora.index(HANDBOOK, corpus="handbook")
+    first = workspace.corpora.search("handbook", QUESTION, 2, session="visitor-42", turn="1")
+    again = workspace.corpora.search("handbook", QUESTION, 2, session="visitor-42", turn="1")
+    assert (first.batch, again.batch) == (1, 2) and not set(_ids(first)) & set(_ids(again))
+    stored = (tmp_path / "home" / TURNS_FILE).read_bytes()
+    for text in ("refunds", "visitor-42", *(r.text[:40] for r in again.results)):
+        assert text.encode() not in stored
+    # A turn sealed with a key not at hand is no repeat: the search runs as usual.
+    workspace.corpora.search("handbook", QUESTION, 2, session="s2", turn="1")
+    keyless = Workspace(Settings(home=tmp_path / "home", dense=False))
+    keyless.batches = Batches(tmp_path / "home" / TURNS_FILE)
+    assert keyless.batches.repeat(("handbook", "s2", "1"), words(QUESTION)) is None
 
 
 def test_a_data_directory_that_cannot_be_written_keeps_turns_in_memory(tmp_path):

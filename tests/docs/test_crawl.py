@@ -407,6 +407,28 @@ def test_refresh_keeps_unchanged_pages_refetches_changed_ones_and_drops_removed_
     assert all("Gamma" not in r.title for r in found.results)
 
 
+def test_a_sealed_mirror_holds_no_page_text_and_refreshes_as_a_plain_one(site, tmp_path):
+    refresh_site(site)
+    Workspace(Settings(home=tmp_path / "home", dense=False)).corpora.index_url(site.url, corpus="widgets", crawl=FAST)
+    kek = tmp_path / "kek.bin"
+    kek.write_bytes(os.urandom(32))
+    workspace = Workspace(Settings(home=tmp_path / "home", dense=False, kek_file=kek))
+    site.write("b.html", page("Beta", "Beta widgets are configured in YAML now."))
+    site.requests.clear()
+    # The plain mirror's records are read (304s), and its kept pages are sealed on the way.
+    result = workspace.corpora.index_url(site.url, corpus="widgets", crawl=FAST)
+    assert (result.crawl.fetched, result.crawl.unchanged) == (1, 3) and site.statuses("/a.html") == [304]
+    mirror = tmp_path / "home" / "crawls" / "widgets"
+    blobs = [p.read_bytes() for p in mirror.parent.rglob("*") if p.is_file()]
+    for text in (b"rotate their keys", b"configured in YAML", b"Alpha", b"a.html"):
+        assert not any(text in blob for blob in blobs)
+    assert workspace.corpora.search("widgets", "YAML configured").results[0].title == "Beta"
+    site.requests.clear()
+    again = workspace.corpora.index_url(site.url, corpus="widgets", crawl=FAST)  # the sealed manifest is read back
+    assert again.crawl.unchanged == 4 and site.statuses("/b.html") == [304]
+    assert not list(tmp_path.glob("home/crawls/.*.staging"))
+
+
 def test_refresh_by_last_modified_where_the_site_sends_no_etag(site, tmp_path):
     refresh_site(site)
     site.etags = False

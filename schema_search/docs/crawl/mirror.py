@@ -10,6 +10,11 @@ Each manifest line is ``{"path", "url", "title", "fetched", "etag",
 it (``llms.txt``) when it did, when the site last confirmed the content (ISO 8601,
 UTC), the validators a refresh sends back, and the URL actually fetched where it is
 not the page's (its Markdown version).
+
+With a sealer (a key-encryption key is configured), every file of the mirror, the manifest
+included, is sealed whole (``core.sealing``), bound to its corpus and file name; the folder
+indexing reads a decrypted copy made outside the data directory for that run
+(:meth:`Mirror.opened`). A page kept from a plain mirror is sealed on the way.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import fcntl
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -28,6 +34,10 @@ from posixpath import splitext
 from typing import Any
 from urllib.parse import urlsplit
 
+from cryptography.exceptions import InvalidTag
+
+from ...core import sealing
+from ...core.sealing import Sealer
 from ...errors import Busy
 from ..corpus import Corpus
 from ..sources import MANIFEST
@@ -73,22 +83,31 @@ def page_suffix(media_type: str, url: str, body: bytes = b"") -> str | None:
 class Mirror:
     """The mirror folder of one corpus, ``<home>/crawls/<corpus>/``."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, sealer: Sealer | None = None) -> None:
         self.folder = folder
         self.staging = folder.parent / f".{folder.name}.staging"
         self._old = folder.parent / f".{folder.name}.old"
+        self.sealer = sealer
 
     @classmethod
-    def of(cls, home: Path, corpus: str) -> Mirror:
-        return cls(home / CRAWLS / corpus)
+    def of(cls, home: Path, corpus: str, sealer: Sealer | None = None) -> Mirror:
+        return cls(home / CRAWLS / corpus, sealer)
+
+    def _aad(self, path: str) -> str:
+        """What a sealed file is bound to: its corpus and name (the same in staging and in the mirror)."""
+        return f"crawl\0{self.folder.name}\0{path}"
 
     def records(self) -> dict[str, dict[str, Any]]:
         """The last crawl's manifest records whose file is there, by page URL."""
         path = self.folder / MANIFEST
         if not path.is_file():
             return {}
+        try:
+            text = sealing.read_file(path, self.sealer, self._aad(MANIFEST))
+        except (ValueError, InvalidTag):
+            return {}  # sealed with a key not at hand: every page is fetched afresh
         found = {}
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in text.splitlines():
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
@@ -127,20 +146,41 @@ class Mirror:
     def keep(self, path: str) -> None:
         """Put the mirror's file ``path`` into the staging folder, unchanged (a hard link where it can)."""
         source, target = self.folder / path, self.staging / path
+        if self.sealer is not None and not sealing.is_sealed_file(source):
+            self.write(path, self.read(path))  # a page of a plain mirror: sealed now
+            return
         try:
             os.link(source, target)
         except OSError:
             shutil.copy2(source, target)
 
     def write(self, path: str, text: str) -> None:
-        (self.staging / path).write_text(text, encoding="utf-8")
+        sealing.write_file(self.staging / path, text, self.sealer, self._aad(path))
 
     def read(self, path: str) -> str:
-        return (self.folder / path).read_text(encoding="utf-8")
+        return sealing.read_file(self.folder / path, self.sealer, self._aad(path))
 
     def write_manifest(self, records: Sequence[dict[str, Any]]) -> None:
         lines = (json.dumps(record, ensure_ascii=False) + "\n" for record in records)
-        (self.staging / MANIFEST).write_text("".join(lines), encoding="utf-8")
+        sealing.write_file(self.staging / MANIFEST, "".join(lines), self.sealer, self._aad(MANIFEST))
+
+    @contextmanager
+    def opened(self, folder: Path) -> Iterator[Path]:
+        """``folder`` (the staging folder a crawl wrote) as the folder indexing reads it.
+
+        Sealed, its files are opened into a temporary folder outside the data directory,
+        removed when the block ends: the readers take plain files, and a plain copy in the
+        data directory is what sealing the mirror is for avoiding.
+        """
+        if self.sealer is None:
+            yield folder
+            return
+        with tempfile.TemporaryDirectory(prefix="schemasift-crawl-") as plain:
+            for path in folder.iterdir():
+                if path.is_file():
+                    text = sealing.read_file(path, self.sealer, self._aad(path.name))
+                    (Path(plain) / path.name).write_text(text, encoding="utf-8")
+            yield Path(plain)
 
     def commit(self) -> None:
         """Make the staging folder the mirror (two renames; the old one is removed after)."""

@@ -9,6 +9,7 @@ import { evalView } from "./evalview.js";
 import { askForReadKey } from "./keyprompt.js";
 import { listView, sourceView } from "./overview.js";
 import { current } from "./router.js";
+import { reviewView } from "./review.js";
 import { searchView } from "./search.js";
 import { tableView } from "./table.js";
 
@@ -28,6 +29,7 @@ function pick({ parts }) {
   if (first === "catalog" && what === "table" && id && parts.length === 4) return [tableView, id, "search"];
   if (first === "corpus" && what === "doc" && id && parts.length === 4) return [documentView, id, "search"];
   if (first === "eval" && parts.length <= 2) return [evalView, "Eval reports", "eval"];
+  if (first === "review" && parts.length === 1) return [reviewView, "Review queue", "review"];
   return null;
 }
 

@@ -1,0 +1,1 @@
+"""Public-source fallback and the review queue, measured: ``python -m eval.review``."""

@@ -1,0 +1,1 @@
+"""Spaces (one data directory each) and the API keys that act within one."""

@@ -19,7 +19,8 @@ Four figures, each next to the plain-text reference:
    the corpus's own vocabulary (again the attacker's best case) embedded with the public
    model, and a passage's words counted among the N words nearest its vector.
 3. latency of a search at k=10 over the eval questions, p50/p99, sealed next to plain, with
-   the chunks decrypted per search (those returned, and those a pin had to read).
+   the chunks decrypted per search (those returned, those a pin had to read for a reference
+   no verbatim key covers, and those a coverage second pass searched for).
 4. top-10 agreement, sealed against plain (target: 100%).
 """
 

@@ -61,7 +61,12 @@ def write_indexes(
         for item in (progress(items, "indexing") if progress else items)
     ]
     writing = Phase(progress, documents, "writing the index")
-    index.build(writing.items(), kind.fields, path / "index", sealer)
+    written: Iterable[Mapping[str, str]] = writing.items()
+    if sealer is not None and kind.keys is not None:
+        # Made as each item is written, not kept for all: a chunk has hundreds of keys.
+        keys = kind.keys
+        written = ({**document, **keys(item)} for document, item in zip(written, items))
+    index.build(written, kind.fields, path / "index", sealer, kind.key_fields)
     writing.done()
     manifest: dict = {"fields": list(kind.fields), "coverage": coverage(documents, kind.fields)}
     manifest |= manifest_entries(sealer)

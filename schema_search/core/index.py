@@ -9,6 +9,8 @@ analysed here, in Python, with the same analyzer tantivy would run, and each ter
 stored as its HMAC, through a tokenizer that only splits at spaces. Queries are
 analysed and blinded the same way, so the term statistics, and every BM25 score, are
 those of the plain index; item ids are stored blinded too (a table's id is its name).
+A sealed index may also hold key fields: exact tokens (``docs.verbatim``), each blinded
+whole, looked up by :meth:`FieldRanker.holding` and never ranked by BM25.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ BLIND = "blind_terms"
 _ANALYZER = analyzer.build_analyzer()
 
 
-def build_schema(fields: Sequence[str], sealed: bool = False) -> tantivy.Schema:
+def build_schema(fields: Sequence[str], sealed: bool = False, keys: Sequence[str] = ()) -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_text_field(ID, stored=True, tokenizer_name="raw")
     for field in fields:
         tokenizer = BLIND if sealed else analyzer.ANALYZER
         builder.add_text_field(field, stored=False, tokenizer_name=tokenizer, index_option="freq")
+    for field in keys:
+        # Whether an item holds a key is all that is asked: no frequencies, no positions.
+        builder.add_text_field(field, stored=False, tokenizer_name=BLIND, index_option="basic")
     return builder.build()
 
 
@@ -41,20 +46,28 @@ def build(
     fields: Sequence[str],
     path: Path | None = None,
     sealer: Sealer | None = None,
+    keys: Sequence[str] = (),
 ) -> tantivy.Index:
     """Write ``documents`` (``{"id": ..., field: text}``) into a new index, in RAM or in the empty folder ``path``.
 
-    With a ``sealer`` the index holds blind terms and blind ids (see the module's note).
+    With a ``sealer`` the index holds blind terms and blind ids (see the module's note),
+    and the key fields ``keys``: each document's space-separated keys there, each blinded whole.
+    Without one, ``keys`` are not written (a plain corpus reads its text instead).
     """
     if path is not None:
         path.mkdir(parents=True)
-    index = tantivy.Index(build_schema(fields, sealer is not None), path=str(path) if path else None)
+    keys = tuple(keys) if sealer is not None else ()
+    index = tantivy.Index(build_schema(fields, sealer is not None, keys), path=str(path) if path else None)
     _register(index)
     writer = index.writer(heap_size=50_000_000, num_threads=1)
     for doc in documents:
         if sealer is not None:
-            doc = {ID: sealer.blind_id(doc[ID]), **{field: blind_text(sealer, doc[field]) for field in fields}}
-        writer.add_document(tantivy.Document(**{ID: doc[ID], **{field: doc[field] for field in fields}}))
+            doc = {
+                ID: sealer.blind_id(doc[ID]),
+                **{field: blind_text(sealer, doc[field]) for field in fields},
+                **{field: " ".join(sealer.blind(key) for key in doc[field].split()) for field in keys},
+            }
+        writer.add_document(tantivy.Document(**{ID: doc[ID], **{field: doc[field] for field in (*fields, *keys)}}))
     writer.commit()
     writer.wait_merging_threads()
     index.reload()
@@ -134,6 +147,17 @@ class FieldRanker:
         if self._sealer is not None:
             terms = [self._sealer.blind(term) for term in terms]
         return {field: [self._searcher.doc_freq(field, term) for term in terms] for field in fields}
+
+    def holding(self, field: str, key: str) -> set[str] | None:
+        """Ids of the items whose key field ``field`` holds ``key``, all of them; None when the index
+        has no such field (a plain index, or a sealed one built before it had key fields)."""
+        if self._sealer is None:
+            return None
+        try:
+            query = tantivy.Query.term_query(self._index.schema, field, self._sealer.blind(key), index_option="basic")
+        except ValueError:
+            return None
+        return {doc for doc, _ in self._run(query, max(self.documents, 1))}
 
     def _sealed_query(self, field: str | Sequence[str], words: list[str], occur: tantivy.Occur) -> tantivy.Query | None:
         """The query tantivy's parser makes of ``words`` on a plain index, made of blind terms.

@@ -26,6 +26,9 @@ class ItemKind(Generic[Item]):
         document: field -> the item's text for that field (words already split,
             see ``analyzer.words``); an empty string where it has none.
         embedding_text: what the dense model reads for the item.
+        key_fields: exact-token fields of a sealed index (``core.index``), never BM25
+            channels: what a search must know of an item it may not decrypt.
+        keys: key field -> the item's keys there, space-separated.
     """
 
     noun: str
@@ -33,3 +36,5 @@ class ItemKind(Generic[Item]):
     id_of: Callable[[Item], str]
     document: Callable[[Item], Mapping[str, str]]
     embedding_text: Callable[[Item], str]
+    key_fields: tuple[str, ...] = ()
+    keys: Callable[[Item], Mapping[str, str]] | None = None

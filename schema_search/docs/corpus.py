@@ -244,7 +244,8 @@ class SealedChunk:
     """A chunk of a sealed corpus as it is held in memory: what it belongs to, its text still sealed.
 
     Only :meth:`open` decrypts it; a search opens the chunks it returns (and those a pin
-    must read), never the thousands it ranks (``CorpusSearcher.chunk``).
+    must read for a reference no verbatim key covers: ``docs.verbatim``), never the
+    thousands it ranks (``CorpusSearcher.chunk``).
     """
 
     id: str

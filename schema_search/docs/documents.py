@@ -13,6 +13,7 @@ import re
 
 from ..core.analyzer import words
 from ..core.kind import ItemKind
+from . import verbatim
 from .corpus import Chunk, embedding_input
 
 FIELDS = ("headings", "body")
@@ -43,4 +44,7 @@ CHUNKS: ItemKind[Chunk] = ItemKind(
     id_of=lambda chunk: chunk.id,
     document=chunk_document,
     embedding_text=embedding_text,
+    # A sealed corpus's pins look references up here instead of decrypting candidates (docs.references).
+    key_fields=verbatim.FIELDS,
+    keys=lambda chunk: verbatim.chunk_keys(chunk.context, chunk.text),
 )

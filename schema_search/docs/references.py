@@ -18,6 +18,10 @@ than ``share`` of the documents says little about which passage is meant (a corp
 about FastAPI says ``FastAPI`` on almost every page): it pins only the chunks nearest
 the question before a clear gap in their distances (:func:`~schema_search.core.pin.before_gap`),
 and none when the distances slope evenly or the dense channel is off.
+
+Whether a candidate holds a reference is read from its text, or, in a sealed corpus
+(where reading is decrypting), looked up by the reference's verbatim key
+(:mod:`.verbatim`) with the same answer.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from ..core import pin
 from ..core.analyzer import words
 from ..core.index import FieldRanker
 from ..core.pin import before_gap
+from . import verbatim
 from .corpus import Chunk
 
 # Chunks tantivy hands over for checking, per reference and field.
@@ -46,11 +51,21 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)$")
 
 @dataclass(frozen=True)
 class Reference:
-    """One verbatim reference, the pattern a chunk must contain, and whether only its header counts."""
+    """One verbatim reference, the pattern a chunk must contain, and whether only its header counts.
+
+    ``key``: what the texts ``pattern`` matches hold among their verbatim keys (:mod:`.verbatim`);
+    None for a reference of a shape no key covers.
+    """
 
     text: str
     pattern: re.Pattern[str]
     header_only: bool = False
+    key: str | None = None
+
+
+# A reference -> the chunks that hold it, told without reading one: (chunk id -> its document)
+# for those with it in their header, and for those with it in their text; None: only reading tells.
+Holders = Callable[[Reference], tuple[Mapping[str, str], Mapping[str, str]] | None]
 
 
 def references(question: str, labels: Collection[str] = ()) -> list[Reference]:
@@ -72,13 +87,16 @@ def references(question: str, labels: Collection[str] = ()) -> list[Reference]:
         if labelled:
             label, number = labelled.groups()
             rule = rf"(?<!\w){re.escape(label)}[ \u00a0-]?{number}(?!\w)"
-            found.append(Reference(text, re.compile(rule, re.IGNORECASE)))
+            found.append(Reference(text, re.compile(rule, re.IGNORECASE), key=verbatim.labelled_key(label, number)))
         else:
-            found.append(Reference(text, re.compile(rf"(?<![\w.]){re.escape(text)}(?!\w|\.\d)")))
+            rule = rf"(?<![\w.]){re.escape(text)}(?!\w|\.\d)"
+            found.append(Reference(text, re.compile(rule), key=verbatim.version_key(text)))
     parts = {word for text in candidates for word in text.replace("-", " ").split()}
     for name in _identifiers(question):
         if name not in parts:
-            found.append(Reference(name, re.compile(rf"(?<!\w){re.escape(name)}(?!\w)"), header_only=True))
+            rule = rf"(?<!\w){re.escape(name)}(?!\w)"
+            key = verbatim.identifier_key(name) or verbatim.call_key(name)
+            found.append(Reference(name, re.compile(rule), header_only=True, key=key))
     return found
 
 
@@ -114,6 +132,7 @@ def pinned_chunks(
     labels: Collection[str] = (),
     distances: Callable[[list[str]], Mapping[str, float]] | None = None,
     most: int = 10,
+    holders: Holders | None = None,
 ) -> tuple[list[tuple[str, bool]], list[str]]:
     """``(chunk id, found in its context header)`` for every chunk a reference of the question points at,
     and the chunks a reference in too many documents keeps by its gap.
@@ -123,6 +142,8 @@ def pinned_chunks(
         share: a reference in more than this share of them pins only what its gap rule keeps.
         distances: chunk ids -> their distances to the question (the dense channel), for that rule.
         most: how many passages the answer holds: the gap must come within them.
+        holders: where references are told without reading chunks (a sealed corpus): ``chunk``
+            is then called only for a reference it cannot tell.
 
     A chunk that several references point at is listed once, in its header if any
     reference is. The search puts chunks whose header has a reference first (they
@@ -135,7 +156,7 @@ def pinned_chunks(
     found: dict[str, bool] = {}
     kept: dict[str, None] = {}
     for reference in references(question, labels):
-        chunks, spread = _containing(reference, fields, chunk)
+        chunks, spread = _containing(reference, fields, chunk, holders(reference) if holders else None)
         if spread <= limit:
             for chunk_id, in_header in chunks.items():
                 found[chunk_id] = found.get(chunk_id, False) or in_header
@@ -147,20 +168,33 @@ def pinned_chunks(
 
 
 def _containing(
-    reference: Reference, fields: FieldRanker, chunk: Callable[[str], Chunk | None]
+    reference: Reference,
+    fields: FieldRanker,
+    chunk: Callable[[str], Chunk | None],
+    held: tuple[Mapping[str, str], Mapping[str, str]] | None = None,
 ) -> tuple[dict[str, bool], int]:
-    """Chunks that point at ``reference`` (-> whether their header has it), and how many documents have it at all."""
+    """Chunks that point at ``reference`` (-> whether their header has it), and how many documents have it at all.
+
+    ``held``: the chunks with it in their header, and in their text (-> their document), when
+    known without reading them; the candidates and their order are the same either way.
+    """
     found: dict[str, bool] = {}
     documents: set[str] = set()
     for chunk_id in dict.fromkeys(_ids(fields, words(reference.text))):
-        item = chunk(chunk_id)
-        if item is None:
-            continue
-        in_header = bool(reference.pattern.search(item.context))
-        in_text = bool(reference.pattern.search(item.text))
+        if held is not None:
+            header, text = held
+            in_header, in_text = chunk_id in header, chunk_id in text
+            document = header.get(chunk_id, text.get(chunk_id, ""))
+        else:
+            item = chunk(chunk_id)
+            if item is None:
+                continue
+            in_header = bool(reference.pattern.search(item.context))
+            in_text = bool(reference.pattern.search(item.text))
+            document = item.document
         if not (in_header or in_text):
             continue
-        documents.add(item.document)
+        documents.add(document)
         if in_header or not reference.header_only:
             found[chunk_id] = in_header
     return found, len(documents)

@@ -25,11 +25,12 @@ from ..core.embedders import Embedder
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.sealing import Sealer
 from ..core.store import Generation
+from . import verbatim
 from .corpus import Chunk, Corpus, Document, SealedChunk, load_corpus, load_text, opened
 from .coverage import title_words
 from .documents import FIELDS
 from .pages import PAGE_CHANNEL, PageRanker, lift_by_page
-from .references import pinned_chunks
+from .references import Reference, pinned_chunks
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,8 @@ class CorpusSearcher:
     ) -> None:
         self.corpus = corpus
         self.sealer = sealer
-        # Chunks decrypted so far (a sealed corpus): those returned, and those a pin had to read.
+        # Chunks decrypted so far (a sealed corpus): those returned, and those a pin had to read
+        # (for a reference whose shape no verbatim key covers: docs.verbatim).
         # Read it before and after a search to count that search's; nothing else is decrypted.
         self.decrypted = 0
         self.pages = pages
@@ -225,4 +227,17 @@ class CorpusSearcher:
             self.labels,
             distances=distances if config.pin_gap and self.channels.vectors is not None else None,
             most=min(k, config.gap_within),
+            # Reading a sealed chunk decrypts it, and only the passages returned may be: its keys tell instead.
+            holders=self._holders if self.sealer is not None else None,
         )
+
+    def _holders(self, reference: Reference) -> tuple[dict[str, str], dict[str, str]] | None:
+        """(chunk -> its page) for the chunks with ``reference`` in their header, and in their text, from
+        the sealed index's verbatim keys; None for a reference without a key, or an index without them."""
+        fields = self.channels.fields
+        if reference.key is None or fields is None:
+            return None
+        header, text = (fields.holding(field, reference.key) for field in verbatim.FIELDS)
+        if header is None or text is None:
+            return None
+        return {c: self._page_of(c) for c in header}, {c: self._page_of(c) for c in text}

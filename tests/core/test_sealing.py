@@ -64,6 +64,25 @@ def test_a_sealed_index_holds_no_word_and_no_id(tmp_path):
         assert word not in blobs.lower()
 
 
+def test_key_fields_are_written_sealed_only_and_looked_up_whole(tmp_path):
+    sealer = Sealer(os.urandom(32))
+    keyed = [{**d, "keys": "L:pep:8 I:a.b" if d["id"] in "ab" else "I:a"} for d in DOCUMENTS]
+    ids = {sealer.blind_id(d["id"]): d["id"] for d in DOCUMENTS}
+    sealed = index.FieldRanker(index.build(keyed, ["body"], tmp_path / "index", sealer, keys=["keys"]), sealer, ids)
+    assert sealed.holding("keys", "L:pep:8") == {"a", "b"} and sealed.holding("keys", "I:a") == {"c", "d"}
+    assert sealed.holding("keys", "I:b") == set()  # a key is one token: no part of another
+    assert sealed.rank("body", ["fox"], 10) == index.FieldRanker(index.build(DOCUMENTS, ["body"])).rank(
+        "body", ["fox"], 10
+    )
+    blobs = b"".join(p.read_bytes() for p in (tmp_path / "index").rglob("*") if p.is_file())
+    assert b"pep" not in blobs.lower()
+    # No key field: a plain index (they are not written there), or a sealed one built before them.
+    assert index.FieldRanker(index.build(keyed, ["body"], keys=["keys"])).holding("keys", "I:a") is None
+    assert (
+        index.FieldRanker(index.build(DOCUMENTS, ["body"], sealer=sealer), sealer, ids).holding("keys", "I:a") is None
+    )
+
+
 def test_the_kek_comes_from_a_file_of_32_bytes_or_base64(tmp_path):
     good = tmp_path / "kek.bin"
     good.write_bytes(os.urandom(32))

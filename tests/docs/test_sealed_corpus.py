@@ -63,8 +63,59 @@ def test_rankings_are_identical_and_only_results_are_decrypted(pair):
         got = sealed.corpora.search("handbook", question, 10)
         assert [r.model_dump() for r in got.results] == [r.model_dump() for r in expected.results]
         assert got.off_topic == expected.off_topic
-        # The returned passages, and any a pin had to read: never the whole corpus.
-        assert len(got.results) <= searcher.decrypted - before < len(searcher.corpus.chunks) or not got.results
+        # The returned passages only: a pin looks references up by their verbatim keys (docs.verbatim).
+        # A coverage second pass reads its own search's passages too, to judge them: at most k more.
+        decrypted = searcher.decrypted - before
+        assert decrypted == len(got.results) if got.coverage is None else decrypted <= len(got.results) + 10
+
+
+PAGES = {
+    "style.md": "# PEP 8: Style Guide\n\nIndent with 4 spaces; pep-8 says so since Python 3.12.\n\n"
+    "## Errors\n\nRaise `fastapi.HTTPException` from `get_db`.",
+    "errors.md": "# HTTPException\n\nHTTPException carries a status code. See PEP 8 and PEP 80.\n\n"
+    "## Handlers\n\nCall `Depends(get_db)` in a handler.",
+    "release.md": "# Release notes\n\n## 3.12\n\nPython 3.12 adds this; 3.12.1 fixes it. v3.12 is a tag.",
+    "db.md": "# app.get_db\n\nThe get_db dependency yields a session.",
+    "other.md": "# Other\n\nNothing about PEP 88, 3.121 or HTTPExceptions here.",
+}
+
+
+@pytest.fixture(scope="module")
+def referenced(tmp_path_factory):
+    """Pages that cite labelled numbers, versions and names, indexed in plain text and sealed (no dense channel)."""
+    root = tmp_path_factory.mktemp("verbatim")
+    (root / "docs").mkdir()
+    for name, text in PAGES.items():
+        (root / "docs" / name).write_text(text, encoding="utf-8")
+    (root / "kek.bin").write_bytes(os.urandom(32))
+    plain = Workspace(Settings(home=root / "plain", dense=False))
+    sealed = Workspace(Settings(home=root / "sealed", dense=False, kek_file=root / "kek.bin"))
+    for workspace in (plain, sealed):
+        workspace.corpora.index(root / "docs", corpus="docs")
+    return plain, sealed
+
+
+@pytest.mark.parametrize(
+    ("question", "keyed"),
+    [
+        ("what does PEP 8 say about indenting?", True),
+        ("what changed in 3.12", True),
+        ("when do I raise HTTPException", True),
+        ("how does `get_db` yield a session", True),
+        ("what is app.get_db", True),
+        ("what does `Depends(get_db)` do", False),  # no key for its shape: its candidates are read
+    ],
+)
+def test_references_are_pinned_as_in_plain_text_decrypting_only_the_results(referenced, question, keyed):
+    plain, sealed = referenced
+    searcher = sealed.corpora.searcher("docs")
+    before = searcher.decrypted
+    expected = plain.corpora.search("docs", question, 3)
+    got = sealed.corpora.search("docs", question, 3)
+    assert [r.model_dump() for r in got.results] == [r.model_dump() for r in expected.results]
+    assert got.results and got.results[0].pinned
+    decrypted = searcher.decrypted - before
+    assert decrypted == len(got.results) if keyed else decrypted > len(got.results)
 
 
 def test_documents_fields_and_sources_read_as_in_plain_text(pair):

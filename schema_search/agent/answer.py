@@ -238,8 +238,10 @@ def _final(
             public_seen=list(fallback.seen.values()),
             withheld=withheld,
         )
-    report = ledger.resolve(text)
-    rendered, read, seen, unknown = fallback.label(report.text) if fallback else (report.text, [], [], [])
+    # W marks become tokens before the citations are resolved (a resolved title never reads as a mark), then labels.
+    protected, tokens = fallback.protect(text) if fallback else (text, {})
+    report = ledger.resolve(protected)
+    rendered, read, seen, unknown = fallback.label(report.text, tokens) if fallback else (report.text, [], [], [])
     ok = report.ok and not unknown
     # What the documents' tools returned: where the answer's numbers may come from, besides the pages read.
     sources = [m["content"] for m in messages or () if m.get("role") == "tool" and m.get("name") not in PUBLIC_TOOLS]

@@ -93,5 +93,8 @@ def _rotate(args: argparse.Namespace, settings: Settings) -> int:
             continue
         sealing.rewrap(folder, old, new)
         print(f"space {space}: data key {record['id']} re-wrapped by {done}")
-    print(f"Now point SCHEMA_SEARCH_KEK_FILE at {args.new_kek_file}; the old key opens nothing any more.")
+    print(
+        f"Now point SCHEMA_SEARCH_KEK_FILE at {args.new_kek_file}. The data keys themselves are unchanged: a copy "
+        "of a datakey.json wrapped by the old key still opens with it, so destroy the old key and old backups."
+    )
     return 0

@@ -69,8 +69,13 @@ def command_line(parser: argparse.ArgumentParser, argv: Sequence[str] | None = N
         settings = _settings(
             getattr(args, "home", None), getattr(args, "config_file", None), getattr(args, "space", None)
         )
-        if not getattr(args, "rooted", False):  # spaces, keys, serve and mcp take the whole data directory
+        if not getattr(args, "rooted", False):  # spaces, keys, encryption, serve and mcp take the whole data directory
             settings = spaces.in_space(settings)
+        elif getattr(args, "space", None) and not getattr(args, "takes_space", False):
+            raise InvalidInput(
+                "--space does not apply to this command: it acts on every space (the server: each request's key decides).",
+                hint="Leave --space out; `keys create` takes its space as `keys create --space NAME` after the subcommand.",
+            )
         return args.run(args, settings)
     except SchemaSearchError as error:
         print(f"error: {error.detail}", file=sys.stderr)

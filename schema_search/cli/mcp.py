@@ -51,7 +51,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")
     mcp.add_argument("--host", default=None, help="HTTP address (default: $SCHEMA_SEARCH_HOST, 127.0.0.1)")
     mcp.add_argument("--port", type=int, default=None, help="HTTP port (default: $SCHEMA_SEARCH_MCP_PORT, 8001)")
-    mcp.set_defaults(run=_mcp, rooted=True)  # the configured key decides the space (served_space)
+    mcp.set_defaults(run=_mcp, rooted=True, takes_space=True)  # its key decides the space, else --space (served_space)
 
 
 def served(args: argparse.Namespace, settings: Settings, workspace: Workspace) -> tuple[list[str], list[str]]:

@@ -20,23 +20,30 @@ from __future__ import annotations
 
 import base64
 import binascii
+import fcntl
 import hashlib
 import hmac
 import json
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from ..errors import InvalidInput, KeyUnavailable
+from ..errors import IndexUnreadable, InvalidInput, KeyUnavailable
 
 KEY_BYTES = 32
 NONCE_BYTES = 12
 DATAKEY_FILE = "datakey.json"
+# Held while ``datakey.json`` is made or re-wrapped (see :func:`_locked`).
+LOCK_FILE = "datakey.lock"
 # Associated data of a wrapped data key: a blob wrapped for anything else does not open as one.
 _WRAP_AAD = b"schemasift data key v1"
 MAKE_ONE = "head -c 32 /dev/urandom > kek.bin"
@@ -130,35 +137,95 @@ def read_record(home: Path) -> dict | None:
         return None
 
 
+@contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    """Held while ``datakey.json`` of ``home`` is made or re-wrapped.
+
+    An exclusive ``flock`` on ``datakey.lock``, not a ``threading.Lock``: it also excludes other
+    processes (``serve --workers``, a CLI run beside the server). And since each call opens the
+    lock file anew, it excludes other threads of this process too: a flock belongs to the open
+    file, so two opens of one file conflict even in one process. Several threads can make the
+    first data key of one home at once (each Catalogs, Corpora, review queue and turns store
+    holds its own :class:`Vault`), and without the lock two of them could each make a key and
+    one of them seal data with the key that lost, which then never opens again.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename or link in ``folder`` durable: without it a crash can undo a creation or a rotation."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_record(home: Path, record: dict, exclusive: bool = False) -> bool:
-    """Write ``datakey.json`` atomically; ``exclusive``: only when there is none yet (False: one was there)."""
+    """Write ``datakey.json`` atomically; ``exclusive``: only when there is none yet (False: one was there).
+
+    Call it under :func:`_locked`. The temporary file has a name of its own (two writers never
+    share one), is synced before it takes the place of ``datakey.json``, and the folder after.
+    """
     home = Path(home)
     home.mkdir(parents=True, exist_ok=True)
-    tmp = home / f"{DATAKEY_FILE}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.write(json.dumps(record, indent=2))
-        out.flush()
-        os.fsync(out.fileno())
+    fd, name = tempfile.mkstemp(dir=home, prefix=f".{DATAKEY_FILE}.", suffix=".tmp")  # mode 0600
+    tmp = Path(name)
     try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(record, indent=2))
+            out.flush()
+            os.fsync(out.fileno())
         if exclusive:
             try:
-                os.link(tmp, home / DATAKEY_FILE)  # fails when another process made one first
+                os.link(tmp, home / DATAKEY_FILE)  # fails when another writer (an older release: no lock) made one
             except FileExistsError:
                 return False
         else:
             os.replace(tmp, home / DATAKEY_FILE)
+        _fsync_dir(home)
     finally:
         tmp.unlink(missing_ok=True)
     return True
 
 
+def ensure_data_key(home: Path, kek: bytes) -> dict:
+    """The record of ``home``'s data key, made (wrapped by ``kek``) when there is none yet.
+
+    Always the record read back from disk: a caller that lost a race to make it gets the one
+    that won, never a key that exists only in its memory.
+    """
+    home = Path(home)
+    if read_record(home) is None:
+        with _locked(home):
+            if read_record(home) is None:
+                write_record(home, wrap(os.urandom(KEY_BYTES), kek), exclusive=True)
+    record = read_record(home)
+    if record is None:  # removed between the write and this read: nothing was sealed with it yet
+        raise KeyUnavailable(
+            f"{str(home / DATAKEY_FILE)!r} was removed as it was made.",
+            hint="Run the command again; if this repeats, check what deletes files in the data directory.",
+        )
+    return record
+
+
 def rewrap(home: Path, old: bytes, new: bytes) -> str | None:
     """Re-wrap the data key of ``home`` with ``new``; returns its id, None when ``home`` has none."""
-    record = read_record(home)
-    if record is None:
+    home = Path(home)
+    if read_record(home) is None:
         return None
-    data_key = unwrap(record, old, home)
-    write_record(home, wrap(data_key, new))
+    with _locked(home):
+        record = read_record(home)
+        if record is None:
+            return None
+        data_key = unwrap(record, old, home)
+        write_record(home, wrap(data_key, new))
     return key_id(data_key)
 
 
@@ -221,9 +288,8 @@ class Vault:
         if self.kek is None:
             return None
         if self._sealer is None:
-            if read_record(self.home) is None:
-                write_record(self.home, wrap(os.urandom(KEY_BYTES), self.kek), exclusive=True)
-            self._sealer = self._open()
+            # The key read back from disk, whoever made it: never one only this call holds.
+            self._sealer = Sealer(unwrap(ensure_data_key(self.home, self.kek), self.kek, self.home))
         return self._sealer
 
     def reader(self, manifest: dict, what: str) -> Sealer | None:
@@ -278,18 +344,56 @@ def write_file(path: Path, text: str, sealer: Sealer | None, aad: str) -> None:
         Path(path).write_bytes(FILE_MAGIC + sealer.seal_bytes(text.encode("utf-8"), aad))
 
 
-def read_file(path: Path, sealer: Sealer | None, aad: str) -> str:
-    """The text of ``path``, opened when it is sealed (a plain file reads as it is).
+def read_file(path: Path, sealer: Sealer | None, aad: str, *, required: bool = False) -> str:
+    """The text of ``path``, opened when it is sealed (a plain file reads as it is, unless ``required``).
+
+    ``required``: the file belongs to a generation whose manifest says it is sealed (pass
+    ``sealer is not None``). Then a plain file is refused: someone who can write the data
+    directory but holds no key must not be able to swap in content of their own.
 
     Raises:
         ValueError: the file is sealed and no ``sealer`` was given.
+        IndexUnreadable: ``required`` and the file is plain, or does not open (changed, or
+            another file's): the generation is damaged or was tampered with.
+        InvalidTag: not ``required``, and the file does not open.
     """
-    data = Path(path).read_bytes()
+    path = Path(path)
+    what = f"The file {path.name!r} of {str(path.parent)!r}"
+    data = path.read_bytes()
     if not data.startswith(FILE_MAGIC):
+        if required:
+            raise damaged(what, "is stored in plain text in a sealed generation")
         return data.decode("utf-8")
     if sealer is None:
-        raise ValueError(f"{Path(path).name} is sealed and no key was given")
-    return sealer.open_bytes(data[len(FILE_MAGIC) :], aad).decode("utf-8")
+        raise ValueError(f"{path.name} is sealed and no key was given")
+    if not required:
+        return sealer.open_bytes(data[len(FILE_MAGIC) :], aad).decode("utf-8")
+    with opening(what):
+        return sealer.open_bytes(data[len(FILE_MAGIC) :], aad).decode("utf-8")
+
+
+def damaged(what: str, why: str, hint: str | None = None) -> IndexUnreadable:
+    """The error for a record of a sealed generation that is plain or does not open: ``what`` ``why``."""
+    return IndexUnreadable(
+        f"{what} {why}: the data is damaged or was tampered with, and is not used.",
+        hint=hint
+        or "Re-index it to write it afresh (check first who else can write the data directory); "
+        "restoring the data directory from a backup also works.",
+    )
+
+
+@contextmanager
+def opening(what: str, hint: str | None = None) -> Iterator[None]:
+    """Around opening one sealed record: one that does not open is :func:`damaged`, not a bare ``InvalidTag``.
+
+    A record opens only with its data key and in its own place (its associated data); a
+    changed byte, a truncated blob or a record moved from elsewhere fails its tag. Wrap the
+    opening only: a ``ValueError`` raised inside is taken for a damaged record.
+    """
+    try:
+        yield
+    except (InvalidTag, ValueError) as error:  # ValueError: bad base64, a blob too short for its nonce
+        raise damaged(what, f"does not open ({type(error).__name__})", hint) from None
 
 
 # A sealed value in a database column (turns, the review queue): this prefix, the data key's id, ":", then
@@ -313,13 +417,18 @@ def open_value(value: str, vault: Vault, aad: str, what: str) -> str:
 
     Raises:
         KeyUnavailable: it is sealed, and no KEK is configured or the data key is another one.
+        IndexUnreadable: it is sealed and does not open (changed, or moved from another row).
     """
     if not is_sealed_value(value):
         return value
     key, _, blob = value[len(VALUE_PREFIX) :].partition(":")
     sealer = vault.reader({SEALED: True, DATA_KEY: key}, what)
     assert sealer is not None
-    return sealer.open(blob, aad)
+    with opening(
+        f"A value of the {what} stored in {str(vault.home)!r}",
+        hint="It cannot be read back; check who else can write the data directory, or restore it from a backup.",
+    ):
+        return sealer.open(blob, aad)
 
 
 def is_sealed_file(path: Path) -> bool:

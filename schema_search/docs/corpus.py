@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.ids import DIGITS, short_id
-from ..core.sealing import SEALED, Sealer
+from ..core.sealing import SEALED, Sealer, damaged, opening
 
 CORPUS_FILE = "corpus.json"
 CHUNKS_FILE = "chunks.jsonl"
@@ -254,7 +254,14 @@ class SealedChunk:
     corpus: str
 
     def open(self, sealer: Sealer) -> Chunk:
-        fields = json.loads(sealer.open(self.sealed, chunk_aad(self.corpus, self.id)))
+        """The chunk decrypted.
+
+        Raises:
+            IndexUnreadable: its record does not open (changed, or another chunk's).
+        """
+        with opening(f"Chunk {self.id!r} of corpus {self.corpus!r}"):
+            text = sealer.open(self.sealed, chunk_aad(self.corpus, self.id))
+        fields = json.loads(text)
         return Chunk.from_dict({"id": self.id, "document": self.document, **fields})
 
 
@@ -298,17 +305,27 @@ def load_corpus(folder: Path, sealer: Sealer | None = None) -> Corpus:
     """The corpus of a generation folder, without the whole texts (see :func:`load_text`).
 
     A sealed corpus needs its ``sealer``; its chunks stay sealed (:class:`SealedChunk`).
+    Whether it is sealed is the generation's to say (``sealer`` is given exactly when its
+    manifest says so), not each record's: with a ``sealer``, a record in plain text is refused.
+
+    Raises:
+        ValueError: the corpus is sealed and no ``sealer`` was given.
+        IndexUnreadable: with a ``sealer``, a record is plain or its metadata does not open.
     """
     meta = json.loads((folder / CORPUS_FILE).read_text(encoding="utf-8"))
-    sealed = SEALED in meta
-    if sealed:
-        if sealer is None:
-            raise ValueError("the corpus is sealed and no sealer was given")
-        meta = {"name": meta["name"], **json.loads(sealer.open(meta[SEALED], f"corpus\0{meta['name']}"))}
+    sealed = sealer is not None
+    if SEALED in meta and sealer is None:
+        raise ValueError("the corpus is sealed and no sealer was given")
+    if sealer is not None:
+        if SEALED not in meta:
+            raise damaged(f"{CORPUS_FILE} of {str(folder)!r}", "is stored in plain text in a sealed generation")
+        with opening(f"{CORPUS_FILE} of {str(folder)!r}"):
+            text = sealer.open(meta[SEALED], f"corpus\0{meta['name']}")
+        meta = {"name": meta["name"], **json.loads(text)}
     with open(folder / CHUNKS_FILE, encoding="utf-8") as lines:
         records = (json.loads(line) for line in lines)
         if sealed:
-            chunks = tuple(SealedChunk(r["id"], r["document"], r[SEALED], meta["name"]) for r in records)
+            chunks = tuple(_sealed_record(folder, r, meta["name"]) for r in records)
         else:
             chunks = tuple(Chunk.from_dict(r) for r in records)
     return Corpus(
@@ -320,6 +337,15 @@ def load_corpus(folder: Path, sealer: Sealer | None = None) -> Corpus:
     )
 
 
+def _sealed_record(folder: Path, record: dict, corpus: str) -> SealedChunk:
+    if not isinstance(record.get(SEALED), str):
+        raise damaged(
+            f"Chunk {record.get('id')!r} in {CHUNKS_FILE} of {str(folder)!r}",
+            "is stored in plain text in a sealed generation",
+        )
+    return SealedChunk(record["id"], record["document"], record[SEALED], corpus)
+
+
 def opened(corpus: Corpus, sealer: Sealer | None) -> Corpus:
     """``corpus`` with every chunk decrypted: for a rebuild that reads them all, never for a search."""
     if sealer is None or not any(isinstance(c, SealedChunk) for c in corpus.chunks):
@@ -329,15 +355,26 @@ def opened(corpus: Corpus, sealer: Sealer | None) -> Corpus:
 
 
 def load_text(folder: Path, document_id: str, sealer: Sealer | None = None) -> str | None:
-    """One document's whole text, read from disk (and decrypted) only when someone asks for it."""
+    """One document's whole text, read from disk (and decrypted) only when someone asks for it.
+
+    With a ``sealer`` (the generation is sealed) the text must be sealed: a plain one is refused.
+
+    Raises:
+        ValueError: the text is sealed and no ``sealer`` was given.
+        IndexUnreadable: with a ``sealer``, the text is plain or does not open.
+    """
     with open(folder / TEXTS_FILE, encoding="utf-8") as lines:
         for line in lines:
             record = json.loads(line)
             if record["id"] == document_id:
+                what = f"The text of document {document_id!r} in {TEXTS_FILE} of {str(folder)!r}"
+                if sealer is not None:
+                    if not isinstance(record.get(SEALED), str):
+                        raise damaged(what, "is stored in plain text in a sealed generation")
+                    with opening(what):
+                        return sealer.open(record[SEALED], f"text\0{_corpus_name(folder)}\0{document_id}")
                 if SEALED in record:
-                    if sealer is None:
-                        raise ValueError("the corpus is sealed and no sealer was given")
-                    return sealer.open(record[SEALED], f"text\0{_corpus_name(folder)}\0{document_id}")
+                    raise ValueError("the corpus is sealed and no sealer was given")
                 return record["text"]
     return None
 

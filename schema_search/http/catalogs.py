@@ -236,4 +236,4 @@ def _check_url_allowed(settings: Settings, caller: Caller, presented: str | None
             "Indexing from a database URL is disabled on this server.",
             hint="An operator can enable it with SCHEMA_SEARCH_ALLOW_URL_SOURCES=true and SCHEMA_SEARCH_ADMIN_KEY; or upload DDL instead.",
         )
-    check_server_admin(caller, settings, presented)  # the server's operator's, in the default space
+    check_server_admin(caller, settings, presented)  # the server's operator's to allow, in the request's space

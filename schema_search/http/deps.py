@@ -81,6 +81,9 @@ def _caller(request: Request) -> Caller:
                 return Caller(found.space, found.role, key_id=found.id)
             refused = True
     if reader and any(_same(token, reader) for token in sent):
+        if spaces.keys.any_active():
+            # Once keys are issued, anonymous writes are refused; the read key must not count as one.
+            return Caller(DEFAULT, "read")
         return Caller(DEFAULT, None)  # judged by check_read_key and check_admin, as before spaces
     if refused or (sent and spaces.keys.any_active()):
         raise KeyRefused(

@@ -122,13 +122,29 @@ class ReviewQueue:
             body=entry.rewrite.body if body is None else body,
             by="reviewer" if (title or body) else entry.rewrite.by,
         )
-        self._update(entry_id, data=self._seal(entry_id, _data(entry.model_copy(update={"rewrite": rewrite}))))
+        self._update_pending(
+            entry_id, "edited", data=self._seal(entry_id, _data(entry.model_copy(update={"rewrite": rewrite})))
+        )
         return self.get(entry_id)
 
     def decide(self, entry_id: int, status: Status, corpus: str | None = None, path: str | None = None) -> ReviewEntry:
+        """Approve or reject a pending entry: one conditional update, so of two decisions at once only one lands.
+
+        Raises:
+            EntryNotFound, EntryDecided: no such entry, or it was decided already (now or just before).
+        """
         self.pending(entry_id, status)
-        self._update(entry_id, status=status, decided_at=now(), corpus=corpus, path=path)
+        self._update_pending(entry_id, status, status=status, decided_at=now(), corpus=corpus, path=path)
         return self.get(entry_id)
+
+    def undecide(self, entry_id: int, status: Status) -> None:
+        """Put an entry decided ``status`` back to pending (an approval whose indexing failed)."""
+        with closing(self._connect()) as db, db:
+            db.execute(
+                "UPDATE entries SET status = 'pending', decided_at = NULL, corpus = NULL, path = NULL"
+                " WHERE id = ? AND status = ?",
+                (entry_id, status),
+            )
 
     def pending(self, entry_id: int, doing: str) -> ReviewEntry:
         """The entry, when it is still pending.
@@ -144,6 +160,22 @@ class ReviewQueue:
                 hint="Decisions are kept; a new answer from the same page is a new entry (unless the page was rejected).",
             )
         return entry
+
+    def _update_pending(self, entry_id: int, doing: str, **columns: str | None) -> None:
+        """Update an entry only while it is pending, in one statement.
+
+        Raises:
+            EntryDecided: it was decided between the caller's check and this update.
+        """
+        names = ", ".join(f"{name} = ?" for name in columns)
+        with closing(self._connect()) as db, db:
+            cursor = db.execute(
+                f"UPDATE entries SET {names} WHERE id = ? AND status = 'pending'", (*columns.values(), entry_id)
+            )
+            changed = cursor.rowcount
+        if changed != 1:
+            self.pending(entry_id, doing)  # raises EntryNotFound or EntryDecided, naming what happened
+            raise EntryDecided(f"Review entry {entry_id} was decided meanwhile; it cannot be {doing} now.")
 
     def rejected_urls(self) -> set[str]:
         """The pages of every rejected entry: the fallback offers none of them again."""
@@ -165,11 +197,6 @@ class ReviewQueue:
             | {"id": entry_id, "status": status, "created_at": created_at, "decided_at": decided_at}
             | {"corpus": corpus, "path": path}
         )
-
-    def _update(self, entry_id: int, **columns: str | None) -> None:
-        names = ", ".join(f"{name} = ?" for name in columns)
-        with closing(self._connect()) as db, db:
-            db.execute(f"UPDATE entries SET {names} WHERE id = ?", (*columns.values(), entry_id))
 
 
 def _data(entry: ReviewEntry) -> str:

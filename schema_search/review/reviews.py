@@ -2,7 +2,12 @@
 
 Approving writes the entry as a Markdown file (front matter: title, source URL, approval
 time) into ``<home>/reviewed/`` and indexes that folder again as the corpus ``reviewed``,
-with the workspace's own folder indexing: the next search of that corpus finds it.
+with the workspace's own folder indexing: the next search of that corpus finds it. The
+folder is written from the queue's approved entries each time, so it holds exactly those:
+a file left by a failed indexing, or one that was never approved, is removed.
+
+An approval marks the entry approved first (one conditional update: a concurrent reject or
+approve fails), then indexes; when indexing fails, the entry is pending again.
 
 With a key-encryption key configured, no Markdown is left in the data directory: the approved
 entries stay sealed in the queue, and each approval writes all of them into a temporary folder
@@ -63,18 +68,37 @@ class Reviews:
             if title is not None or body is not None
             else self.queue.pending(entry_id, "approved")
         )
-        if self.queue.sealed:
-            indexed, name = self._index_sealed(entry)
-        else:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            path = self.folder / f"{entry.id:05d}-{_slug(entry.rewrite.title)}.md"
-            path.write_text(markdown(entry, now()), encoding="utf-8")
-            indexed, name = self.workspace.corpora.index(self.folder, corpus=REVIEWED), path.name
-        decided = self.queue.decide(entry_id, "approved", corpus=REVIEWED, path=name)
-        return Approved(**decided.model_dump(), indexed=indexed)
+        sealed = self.queue.sealed
+        name = None if sealed else _file_name(entry)
+        # Claimed first: a reject that comes while the corpus is indexed fails, instead of the two both landing.
+        self.queue.decide(entry.id, "approved", corpus=REVIEWED, path=name)
+        try:
+            indexed = self._index_sealed() if sealed else self._index_plain()
+        except BaseException:
+            self.queue.undecide(entry.id, "approved")
+            if not sealed:
+                self._write_folder()  # its file goes: the folder holds the approved entries only
+            raise
+        return Approved(**self.queue.get(entry.id).model_dump(), indexed=indexed)
 
-    def _index_sealed(self, entry: ReviewEntry) -> tuple[CorpusIndexResult, None]:
-        """Index every approved entry and ``entry`` from a temporary folder, removed after.
+    def _write_folder(self) -> None:
+        """Make ``<home>/reviewed/`` hold exactly the approved entries, one file each."""
+        wanted = {e.path or _file_name(e): markdown(e, e.decided_at or now()) for e in self.queue.approved()}
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for path in self.folder.iterdir():
+            if path.name not in wanted and (path.is_file() or path.is_symlink()):
+                path.unlink()
+        for file_name, text in wanted.items():
+            path = self.folder / file_name
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+
+    def _index_plain(self) -> CorpusIndexResult:
+        self._write_folder()
+        return self.workspace.corpora.index(self.folder, corpus=REVIEWED)
+
+    def _index_sealed(self) -> CorpusIndexResult:
+        """Index every approved entry from a temporary folder, removed after.
 
         A Markdown file in ``<home>/reviewed/`` would be the entry's text in plain, which the
         sealed queue and the sealed generation exist to avoid; the plain copy lives only for
@@ -82,11 +106,11 @@ class Reviews:
         title's words in a name would be text too), and no file name is recorded (``None``).
         """
         with tempfile.TemporaryDirectory(prefix="schemasift-reviewed-") as folder:
-            for each in [*self.queue.approved(), entry]:
+            for each in self.queue.approved():
                 approved_at = each.decided_at or now()
                 (Path(folder) / f"{each.id:05d}.md").write_text(markdown(each, approved_at), encoding="utf-8")
             # ``origin``: the folder is gone after this; the entries' lasting home is the queue.
-            return self.workspace.corpora.index(Path(folder), corpus=REVIEWED, origin="review queue"), None
+            return self.workspace.corpora.index(Path(folder), corpus=REVIEWED, origin="review queue")
 
     def reject(self, entry_id: int) -> ReviewEntry:
         """Keep the entry, marked rejected: its pages are not offered again."""
@@ -99,6 +123,10 @@ def markdown(entry: ReviewEntry, approved_at: str) -> str:
     front = {"title": entry.rewrite.title, "url": url, "approved_at": approved_at, "review_entry": entry.id}
     lines = ["---", *(f"{key}: {json.dumps(value)}" for key, value in front.items()), "---", ""]
     return "\n".join([*lines, f"# {entry.rewrite.title}", "", entry.rewrite.body, ""])
+
+
+def _file_name(entry: ReviewEntry) -> str:
+    return f"{entry.id:05d}-{_slug(entry.rewrite.title)}.md"
 
 
 def _slug(title: str) -> str:

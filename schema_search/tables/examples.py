@@ -117,5 +117,5 @@ def load_examples(folder: Path, catalog: str, sealer: Sealer | None = None) -> l
     path = folder / EXAMPLES_FILE
     if not path.is_file():
         return []
-    text = sealing.read_file(path, sealer, sealed_as(catalog))
+    text = sealing.read_file(path, sealer, sealed_as(catalog), required=sealer is not None)
     return [Example.from_dict(json.loads(line)) for line in text.splitlines() if line]

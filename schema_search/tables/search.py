@@ -78,7 +78,10 @@ def write_catalog(folder: Path, catalog: Catalog, sealer: Sealer | None = None) 
 
 def read_catalog(folder: Path, sealer: Sealer | None = None) -> Catalog:
     """The catalog of a generation folder, opened with ``sealer`` when it is sealed."""
-    return Catalog.from_json(sealing.read_file(folder / CATALOG_FILE, sealer, f"catalog\0{folder.parent.name}"))
+    text = sealing.read_file(
+        folder / CATALOG_FILE, sealer, f"catalog\0{folder.parent.name}", required=sealer is not None
+    )
+    return Catalog.from_json(text)
 
 
 def rank_tables(

@@ -33,7 +33,7 @@ from cryptography.exceptions import InvalidTag
 
 from ..core import sealing
 from ..core.sealing import Vault
-from ..errors import KeyUnavailable
+from ..errors import IndexUnreadable, KeyUnavailable
 
 TURNS_FILE = "turns.sqlite3"
 _SCHEMA = (
@@ -136,7 +136,7 @@ class Batches:
             return None
         try:
             return sealing.open_value(value, self._vault(), aad, "kept turn")
-        except (KeyUnavailable, InvalidTag, ValueError):
+        except (KeyUnavailable, IndexUnreadable, InvalidTag, ValueError):  # IndexUnreadable: changed
             return None
 
     def repeat(self, key: tuple[str, str, str], question: frozenset[str]) -> str | None:

@@ -283,7 +283,8 @@ def _load_collection(folder: Path, sealer: Sealer | None) -> Collection | None:
     path = folder / STRUCTURED_FILE
     if not path.is_file():
         return None
-    return collection_from_json(sealing.read_file(path, sealer, f"structured\0{folder.parent.name}"))
+    text = sealing.read_file(path, sealer, f"structured\0{folder.parent.name}", required=sealer is not None)
+    return collection_from_json(text)
 
 
 def _readable(result) -> str:

@@ -162,6 +162,22 @@ def test_spaces_routes_for_the_server_admin_and_a_space_admin(two_spaces):
     assert client.delete("/v1/spaces/c", headers=admin).status_code == 204
 
 
+def test_the_servers_read_key_only_reads_once_keys_are_issued(tmp_path):
+    # No admin key set: before spaces, writes were the operator's to leave open; once keys are
+    # issued an anonymous write is refused, and the read key must not pass for one.
+    settings = Settings(home=tmp_path / "home", dense=False, read_key="legacy-reader")
+    spaces = Spaces(settings)
+    spaces.workspace("default").catalogs.index_catalog(tiny_catalog("crm"))
+    spaces.create("b")
+    spaces.keys.create("b", "read")
+    client = TestClient(create_app(settings))
+    reader = {"X-Read-Key": "legacy-reader"}
+    assert [c["name"] for c in client.get("/v1/catalogs", headers=reader).json()] == ["crm"]
+    body = problem(client.delete("/v1/catalogs/crm", headers=reader), 403)
+    assert body["code"] == "role_required"
+    problem(client.get("/v1/review", headers=reader), 403)
+
+
 def test_no_keys_issued_keeps_todays_behaviour(tiny_workspace):
     client = TestClient(create_app(workspace=tiny_workspace))
     assert [c["name"] for c in client.get("/v1/catalogs").json()] == ["tiny"]

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import base64
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from cryptography.exceptions import InvalidTag
 
 from schema_search.core import index, sealing
 from schema_search.core.sealing import Sealer, Vault
-from schema_search.errors import InvalidInput, KeyUnavailable
+from schema_search.errors import IndexUnreadable, InvalidInput, KeyUnavailable
 
 DOCUMENTS = [
     {"id": "a", "body": "the quick brown foxes jumping over the lazy dogs", "title": "Foxes"},
@@ -111,3 +113,58 @@ def test_a_data_key_is_made_once_and_rotation_rewraps_it(tmp_path):
     with pytest.raises(KeyUnavailable, match="no key-encryption key is configured"):
         Vault(tmp_path, None).reader(manifest, "corpus 'c'")
     assert Vault(tmp_path, None).reader({}, "corpus 'c'") is None  # a plain generation reads as before
+
+
+def test_threads_making_the_first_data_key_of_a_home_all_get_the_one_on_disk(tmp_path):
+    kek = os.urandom(32)
+    threads = 8
+    for number in range(25):
+        home = tmp_path / f"home{number}"
+        start = threading.Barrier(threads)
+
+        def first_use(home=home, start=start) -> str:
+            start.wait()
+            return Vault(home, kek).writer().key_id  # each caller its own Vault, as Catalogs, Corpora, ... do
+
+        with ThreadPoolExecutor(threads) as pool:
+            ids = set(pool.map(lambda _: first_use(), range(threads)))
+        on_disk = sealing.key_id(sealing.unwrap(sealing.read_record(home), kek, home))
+        assert ids == {on_disk}
+        assert sorted(p.name for p in home.iterdir()) == ["datakey.json", "datakey.lock"]  # no temporary file left
+
+
+def test_rotation_replaces_the_key_file_whole_and_leaves_no_temporary_file(tmp_path):
+    old, new = os.urandom(32), os.urandom(32)
+    made = Vault(tmp_path, old).writer().key_id
+    assert sealing.rewrap(tmp_path, old, new) == made
+    assert Vault(tmp_path, new).writer().key_id == made
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["datakey.json", "datakey.lock"]
+    assert (tmp_path / "datakey.json").stat().st_mode & 0o077 == 0  # the wrapped key: its owner's only
+
+
+def test_a_sealed_generation_refuses_a_plain_file_and_a_changed_one(tmp_path):
+    sealer = Sealer(os.urandom(32))
+    path = tmp_path / "catalog.json"
+    sealing.write_file(path, '{"name": "shop"}', sealer, "catalog\0shop")
+    assert sealing.read_file(path, sealer, "catalog\0shop", required=True) == '{"name": "shop"}'
+    data = bytearray(path.read_bytes())
+    data[-5] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(IndexUnreadable, match="damaged or was tampered with") as error:
+        sealing.read_file(path, sealer, "catalog\0shop", required=True)
+    assert "Re-index" in error.value.hint
+    path.write_text('{"name": "mine"}')  # written by someone with no key
+    with pytest.raises(IndexUnreadable, match="plain text in a sealed generation"):
+        sealing.read_file(path, sealer, "catalog\0shop", required=True)
+    assert sealing.read_file(path, None, "catalog\0shop") == '{"name": "mine"}'  # a plain generation reads as before
+
+
+def test_a_changed_sealed_value_is_a_clear_error(tmp_path):
+    vault = Vault(tmp_path, os.urandom(32))
+    value = sealing.seal_value('{"q": 1}', vault.writer(), "entry\x001")
+    assert sealing.open_value(value, vault, "entry\x001", "review queue") == '{"q": 1}'
+    with pytest.raises(IndexUnreadable, match="review queue .* damaged or was tampered with"):
+        sealing.open_value(value, vault, "entry\x002", "review queue")  # moved to another row
+    flipped = value[:-10] + ("A" if value[-10] != "A" else "B") + value[-9:]
+    with pytest.raises(IndexUnreadable, match="damaged or was tampered with"):
+        sealing.open_value(flipped, vault, "entry\x001", "review queue")

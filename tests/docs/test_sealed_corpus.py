@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from eval.security.at_rest import found_in, phrases, use
-from schema_search.docs.corpus import TEXTS_FILE
-from schema_search.errors import KeyUnavailable
+from schema_search.docs.corpus import CHUNKS_FILE, CORPUS_FILE, TEXTS_FILE
+from schema_search.errors import IndexUnreadable, KeyUnavailable
 from schema_search.settings import Settings
 from schema_search.workspace import Workspace
 
@@ -154,3 +154,36 @@ def test_a_plain_corpus_stays_readable_with_a_kek_and_is_sealed_by_a_reindex(tmp
     keyed.corpora.index(HANDBOOK, corpus="handbook")
     assert keyed.corpora.store.current("handbook").manifest()["sealed"] is True
     assert keyed.corpora.search("handbook", "invoices").results
+
+
+def _copy(root, tmp_path):
+    copy = tmp_path / "home"
+    shutil.copytree(root / "sealed", copy)
+    return copy
+
+
+def test_a_plain_chunk_swapped_into_a_sealed_corpus_is_refused(pair, tmp_path):
+    plain, sealed, root = pair
+    copy = _copy(root, tmp_path)
+    folder = copy / sealed.corpora.store.current("handbook").path.relative_to(root / "sealed")
+    lines = (folder / CHUNKS_FILE).read_text(encoding="utf-8").splitlines()
+    mine = json.loads((plain.corpora.store.current("handbook").path / CHUNKS_FILE).read_text().splitlines()[0])
+    assert "sealed" in json.loads(lines[0]) and "sealed" not in mine
+    (folder / CHUNKS_FILE).write_text("\n".join([json.dumps(mine), *lines[1:]]) + "\n", encoding="utf-8")
+    keyed = Workspace(Settings(home=copy, dense=False, kek_file=sealed.settings.kek_file))
+    with pytest.raises(IndexUnreadable, match="plain text in a sealed generation") as error:
+        keyed.corpora.search("handbook", "invoices")
+    assert "damaged or was tampered with" in str(error.value) and "Re-index" in error.value.hint
+
+
+def test_a_changed_byte_in_a_sealed_corpus_is_a_clear_error(pair, tmp_path):
+    _, sealed, root = pair
+    copy = _copy(root, tmp_path)
+    folder = copy / sealed.corpora.store.current("handbook").path.relative_to(root / "sealed")
+    meta = json.loads((folder / CORPUS_FILE).read_text(encoding="utf-8"))
+    blob = meta["sealed"]
+    meta["sealed"] = blob[:20] + ("A" if blob[20] != "A" else "B") + blob[21:]
+    (folder / CORPUS_FILE).write_text(json.dumps(meta), encoding="utf-8")
+    keyed = Workspace(Settings(home=copy, dense=False, kek_file=sealed.settings.kek_file))
+    with pytest.raises(IndexUnreadable, match="does not open .*damaged or was tampered with"):
+        keyed.corpora.search("handbook", "invoices")

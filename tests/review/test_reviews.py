@@ -83,6 +83,46 @@ def test_approve_writes_the_entry_and_the_next_search_finds_it(settings: Setting
     assert hit.title == "Passport validity" and hit.url.startswith("https://gov.example/passports")
 
 
+def test_a_decision_made_meanwhile_wins(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    queue = ReviewQueue(settings.home)
+    entry_id = queue.record(entry())
+    stale = queue.get(entry_id)
+    queue.decide(entry_id, "rejected")
+    # The check saw it pending (a reject landed between the check and the update): the update changes nothing.
+    checked = iter([stale])
+    real = queue.pending
+    monkeypatch.setattr(queue, "pending", lambda i, doing: next(checked, None) or real(i, doing))
+    with pytest.raises(EntryDecided):
+        queue.decide(entry_id, "approved")
+    assert queue.get(entry_id).status == "rejected"
+
+
+def test_a_failed_indexing_leaves_the_entry_pending_and_no_file(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = Workspace(settings)
+    reviews = Reviews(ws)
+    spam = reviews.queue.record(entry("https://spam.example/p"))
+    reviews.edit(spam, title="Spam", body="Buy zorbleflax pills today.")
+    index = ws.corpora.index
+
+    def fails(*args, **kwargs):
+        raise RuntimeError("busy")
+
+    monkeypatch.setattr(ws.corpora, "index", fails)
+    with pytest.raises(RuntimeError):
+        reviews.approve(spam)
+    assert reviews.get(spam).status == "pending" and list((settings.home / REVIEWED).iterdir()) == []
+    reviews.reject(spam)
+    (settings.home / REVIEWED / "00099-stray.md").write_text("# Stray\n\nzorbleflax")  # left by an older version
+
+    monkeypatch.setattr(ws.corpora, "index", index)
+    approved = reviews.approve(reviews.queue.record(entry()))
+    assert [p.name for p in (settings.home / REVIEWED).iterdir()] == [approved.path]
+    assert approved.indexed.corpus.documents == 1
+    assert not ws.corpora.search(REVIEWED, "zorbleflax pills").results
+
+
 def test_sealed_the_queue_and_the_approved_entry_leave_no_text_in_the_data_directory(tmp_path: Path) -> None:
     kek = tmp_path / "kek.bin"
     kek.write_bytes(os.urandom(32))

@@ -22,11 +22,18 @@ VISA = """<html><head><title>Visa fees</title></head><body><h1>Visa fees</h1>
 
 
 class Web:
-    """``pages``: path -> HTML; ``results``: search results, each ``(path, title, snippet)``; ``hits``: paths fetched."""
+    """``pages``: path -> HTML; ``results``: search results, each ``(path, title, snippet)``; ``hits``: paths fetched;
+    ``redirects``: path -> where a 302 sends it (a path, or a whole URL)."""
 
-    def __init__(self, pages: dict[str, str], results: list[tuple[str, str, str]]) -> None:
+    def __init__(
+        self,
+        pages: dict[str, str],
+        results: list[tuple[str, str, str]],
+        redirects: dict[str, str] | None = None,
+    ) -> None:
         self.pages = pages
         self.results = results
+        self.redirects = redirects or {}
         self.hits: list[str] = []
         self.queries: list[str] = []
         self.url = ""
@@ -38,6 +45,12 @@ class Web:
             self.queries.append(parse_qs(parts.query).get("q", [""])[0])
             found = [{"url": self.url + p, "title": t, "content": c} for p, t, c in self.results]
             body, kind, status = json.dumps({"results": found}).encode(), "application/json", 200
+        elif parts.path in self.redirects:
+            handler.send_response(302)
+            handler.send_header("Location", self.redirects[parts.path])
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
         elif parts.path in self.pages:
             body, kind, status = self.pages[parts.path].encode(), "text/html; charset=utf-8", 200
         else:
@@ -60,9 +73,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serving(web: Web) -> Iterator[Web]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Handler,), {"web": web}))
-    web.url = f"http://127.0.0.1:{server.server_address[1]}"
+def serving(web: Web, host: str = "127.0.0.1", port: int = 0) -> Iterator[Web]:
+    server = ThreadingHTTPServer((host, port), type("Handler", (_Handler,), {"web": web}))
+    web.url = f"http://{host}:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 
 import pytest
 
-from schema_search.errors import KeyUnavailable
+from schema_search.errors import IndexUnreadable, KeyUnavailable
 from schema_search.settings import Settings
 from schema_search.tables.documents import FIELDS
 from schema_search.tables.models import ExampleInput
+from schema_search.tables.search import CATALOG_FILE
 from schema_search.workspace import Workspace
 
 from ..conftest import REPO
@@ -74,3 +76,29 @@ def test_a_sealed_catalog_without_its_key_is_a_clear_error(pair):
     _, _, root = pair
     with pytest.raises(KeyUnavailable, match="catalog 'shop' is stored encrypted"):
         Workspace(Settings(home=root / "sealed", dense=False)).catalogs.search("shop", "parcels")
+
+
+def _sealed_copy(pair, tmp_path):
+    plain, sealed, root = pair
+    copy = tmp_path / "home"
+    shutil.copytree(root / "sealed", copy)
+    folder = copy / sealed.catalogs.store.current("shop").path.relative_to(root / "sealed")
+    keyed = Workspace(Settings(home=copy, dense=False, kek_file=sealed.settings.kek_file))
+    return plain, folder, keyed
+
+
+def test_a_plain_catalog_swapped_into_a_sealed_generation_is_refused(pair, tmp_path):
+    plain, folder, keyed = _sealed_copy(pair, tmp_path)
+    shutil.copyfile(plain.catalogs.store.current("shop").path / CATALOG_FILE, folder / CATALOG_FILE)
+    with pytest.raises(IndexUnreadable, match="plain text in a sealed generation") as error:
+        keyed.catalogs.catalog("shop")
+    assert "damaged or was tampered with" in str(error.value) and "Re-index" in error.value.hint
+
+
+def test_a_changed_byte_in_a_sealed_catalog_is_a_clear_error(pair, tmp_path):
+    _, folder, keyed = _sealed_copy(pair, tmp_path)
+    data = bytearray((folder / CATALOG_FILE).read_bytes())
+    data[len(data) // 2] ^= 0x01
+    (folder / CATALOG_FILE).write_bytes(bytes(data))
+    with pytest.raises(IndexUnreadable, match="does not open .*damaged or was tampered with"):
+        keyed.catalogs.search("shop", "parcels")

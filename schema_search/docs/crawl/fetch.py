@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
 import httpx
@@ -94,6 +94,15 @@ def decode(body: bytes, charset: str | None) -> str:
     return body.decode("cp1252", "replace")
 
 
+def _host_of(url: str) -> tuple[str, int | None]:
+    """The exact host of a URL (``www.`` kept) and its port when not the scheme's default.
+
+    >>> _host_of("https://www.Example.com:443/x") == _host_of("http://www.example.com/")
+    True
+    """
+    return (urlsplit(url).hostname or "").lower(), site_of(url)[1]
+
+
 def reason_of(error: Exception, timeout_s: float) -> str:
     """What went wrong with a request, in words (httpx's own messages name its internals).
 
@@ -112,14 +121,26 @@ def reason_of(error: Exception, timeout_s: float) -> str:
 class Fetcher:
     """The HTTP side of one crawl of one site. Use it as a context manager (it closes the pool)."""
 
-    def __init__(self, config: CrawlConfig, site: str) -> None:
+    def __init__(
+        self,
+        config: CrawlConfig,
+        site: str,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        exact_host: bool = False,
+    ) -> None:
+        """``transport``: what sends each request (robots.txt and every redirect hop go through it), e.g.
+        one that refuses private addresses; ``exact_host``: a redirect must stay on the very host
+        (``www.`` counts), not just the site."""
         self.config = config
         self.site = site_of(site)
+        self.host = _host_of(site) if exact_host else None
         self.client = httpx.Client(
             headers={"User-Agent": config.user_agent, "Accept": ACCEPT},
             timeout=httpx.Timeout(config.timeout_s),
             follow_redirects=False,  # followed here, hop by hop, each checked against the site and robots.txt
             limits=httpx.Limits(max_connections=config.concurrency),
+            transport=transport,
         )
         self.robots = RobotFileParser()
         self.robots.allow_all = True  # until read_robots says otherwise
@@ -194,7 +215,8 @@ class Fetcher:
                 with self.client.stream("GET", current, headers=headers) as response:
                     if response.status_code in REDIRECTS and "location" in response.headers:
                         target = urljoin(current, response.headers["location"])
-                        if site_of(target) != self.site or not target.lower().startswith(("http://", "https://")):
+                        off = site_of(target) != self.site or (self.host is not None and _host_of(target) != self.host)
+                        if off or not target.lower().startswith(("http://", "https://")):
                             raise FetchFailed(url, f"redirects off the site, to {target}")
                         current = target
                         continue

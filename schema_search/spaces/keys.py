@@ -29,6 +29,7 @@ Role = Literal["read", "write", "admin"]
 ROLES: tuple[Role, ...] = ("read", "write", "admin")  # each allows what the ones before it do
 # last_used_at is written at most this often per key: a search must not wait on a write lock.
 TOUCH_EVERY_S = 60.0
+ID_DRAWS = 8
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS keys (
@@ -123,15 +124,22 @@ class KeyStore:
     def create(self, space: str, role: str, label: str = "") -> IssuedKey:
         """Issue a key for ``space`` with ``role``; its secret is in the result and nowhere else."""
         role = check_role(role)
-        kid = secrets.token_hex(4)
-        token = f"{PREFIX}_{kid}_{secrets.token_urlsafe(32)}"
         now = time.time()
-        with self._db(write=True) as db:
-            db.execute(
-                "INSERT INTO keys (id, space, role, label, digest, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (kid, space, role, label, digest(token), now),
-            )
-        return IssuedKey(id=kid, space=space, role=role, label=label, created_at=_when(now), secret=token)
+        # Ids are 32 bits, short enough to read out and type: by 10,000 keys two collide about
+        # once in a hundred, so a taken id is drawn again rather than refused.
+        for _ in range(ID_DRAWS):
+            kid = secrets.token_hex(4)
+            token = f"{PREFIX}_{kid}_{secrets.token_urlsafe(32)}"
+            try:
+                with self._db(write=True) as db:
+                    db.execute(
+                        "INSERT INTO keys (id, space, role, label, digest, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                        (kid, space, role, label, digest(token), now),
+                    )
+            except sqlite3.IntegrityError:
+                continue
+            return IssuedKey(id=kid, space=space, role=role, label=label, created_at=_when(now), secret=token)
+        raise RuntimeError(f"No free key id in {ID_DRAWS} draws: the key store is nearly full or broken.")
 
     def list(self, space: str | None = None) -> list[KeyInfo]:
         """Every key (of ``space``, when given), oldest first, revoked ones included and marked."""

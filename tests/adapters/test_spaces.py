@@ -41,6 +41,16 @@ def test_keys_are_stored_hashed_listed_without_secret_and_revocable(tmp_path):
     assert store.list()[0].revoked_at is not None
 
 
+def test_a_taken_key_id_is_drawn_again(tmp_path, monkeypatch):
+    store = KeyStore(tmp_path / "keys.sqlite3")
+    first = store.create("a", "read")
+    drawn = iter([first.id, first.id, "0badc0de"])
+    monkeypatch.setattr("schema_search.spaces.keys.secrets.token_hex", lambda _n: next(drawn))
+    second = store.create("a", "write")
+    assert second.id == "0badc0de" and store.verify(second.secret).role == "write"
+    assert store.verify(first.secret).role == "read"
+
+
 def test_roles_nest():
     assert allows("admin", "write") and allows("write", "read") and not allows("read", "write")
 

@@ -16,6 +16,7 @@ from ..errors import InvalidInput
 from ..settings import Settings
 from ..spaces.registry import Spaces, space_home
 from ..workspace import CATALOGS, CORPORA
+from ..workspace.configs import configured_kek
 from .output import examples
 
 
@@ -54,12 +55,8 @@ def data_directories(settings: Settings) -> list[tuple[str, Path]]:
     return [(space, space_home(settings.home, space)) for space in Spaces(settings).names()]
 
 
-def _configured(settings: Settings) -> bytes | None:
-    return sealing.load_kek(settings.kek_file, settings.kek.get_secret_value() if settings.kek else None)
-
-
 def _status(args: argparse.Namespace, settings: Settings) -> int:
-    kek = _configured(settings)
+    kek = configured_kek(settings)
     print(f"key-encryption key: {'configured, fingerprint ' + sealing.fingerprint(kek) if kek else 'not configured'}")
     for space, folder in data_directories(settings):
         record = sealing.read_record(folder)
@@ -75,7 +72,7 @@ def _status(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _rotate(args: argparse.Namespace, settings: Settings) -> int:
-    old = sealing.load_kek(args.old_kek_file) if args.old_kek_file else _configured(settings)
+    old = sealing.load_kek(args.old_kek_file) if args.old_kek_file else configured_kek(settings)
     if old is None:
         raise InvalidInput(
             "No current key-encryption key to rotate from.",

@@ -85,12 +85,14 @@ def _caller(request: Request) -> Caller:
             # Once keys are issued, anonymous writes are refused; the read key must not count as one.
             return Caller(DEFAULT, "read")
         return Caller(DEFAULT, None)  # judged by check_read_key and check_admin, as before spaces
-    if refused or (sent and spaces.keys.any_active()):
+    # Asked once: with keys issued it is a query of the key store, on every request.
+    active = not refused and spaces.keys.any_active()
+    if refused or (sent and active):
         raise KeyRefused(
             "The key sent is not accepted here.",
             hint="Check it against the one you were given; an operator can list keys with `schemasift keys list`.",
         )
-    if spaces.keys.any_active():
+    if active:
         raise KeyRequired(
             "This server needs a key.",
             hint="Send it as `Authorization: Bearer KEY` (or X-API-Key); an operator issues one with "

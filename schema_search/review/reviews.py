@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ..core.personal import mask
@@ -77,24 +78,28 @@ class Reviews:
         except BaseException:
             self.queue.undecide(entry.id, "approved")
             if not sealed:
-                self._write_folder()  # its file goes: the folder holds the approved entries only
+                self._write_reviewed()  # its file goes: the folder holds the approved entries only
             raise
         return Approved(**self.queue.get(entry.id).model_dump(), indexed=indexed)
 
-    def _write_folder(self) -> None:
-        """Make ``<home>/reviewed/`` hold exactly the approved entries, one file each."""
-        wanted = {e.path or _file_name(e): markdown(e, e.decided_at or now()) for e in self.queue.approved()}
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for path in self.folder.iterdir():
+    def _write_folder(self, folder: Path, file_name: Callable[[ReviewEntry], str]) -> None:
+        """Make ``folder`` hold exactly the approved entries, one file each, named by ``file_name``."""
+        wanted = {file_name(e): markdown(e, e.decided_at or now()) for e in self.queue.approved()}
+        folder.mkdir(parents=True, exist_ok=True)
+        for path in folder.iterdir():
             if path.name not in wanted and (path.is_file() or path.is_symlink()):
                 path.unlink()
-        for file_name, text in wanted.items():
-            path = self.folder / file_name
+        for name, text in wanted.items():
+            path = folder / name
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
 
+    def _write_reviewed(self) -> None:
+        """``<home>/reviewed/``: the approved entries, named by id and title (a plain queue's corpus source)."""
+        self._write_folder(self.folder, lambda e: e.path or _file_name(e))
+
     def _index_plain(self) -> CorpusIndexResult:
-        self._write_folder()
+        self._write_reviewed()
         return self.workspace.corpora.index(self.folder, corpus=REVIEWED)
 
     def _index_sealed(self) -> CorpusIndexResult:
@@ -106,9 +111,7 @@ class Reviews:
         title's words in a name would be text too), and no file name is recorded (``None``).
         """
         with tempfile.TemporaryDirectory(prefix="schemasift-reviewed-") as folder:
-            for each in self.queue.approved():
-                approved_at = each.decided_at or now()
-                (Path(folder) / f"{each.id:05d}.md").write_text(markdown(each, approved_at), encoding="utf-8")
+            self._write_folder(Path(folder), lambda e: f"{e.id:05d}.md")
             # ``origin``: the folder is gone after this; the entries' lasting home is the queue.
             return self.workspace.corpora.index(Path(folder), corpus=REVIEWED, origin="review queue")
 

@@ -24,13 +24,22 @@ if TYPE_CHECKING:  # imported where used: connectors load database drivers, the 
     from ..preflight.gate import GateConfig
 
 
+def configured_kek(s: Settings) -> bytes | None:
+    """The key-encryption key the settings name (a file, else base64), or None when encryption is off.
+
+    Raises:
+        InvalidInput: the configured key file is missing, unreadable or not 32 bytes.
+    """
+    return load_kek(s.kek_file, s.kek.get_secret_value() if s.kek else None)
+
+
 def vault(s: Settings) -> Vault:
     """The data key of the data directory ``s.home``, under the configured key-encryption key (``core.sealing``).
 
     Raises:
         InvalidInput: the configured key file is missing, unreadable or not 32 bytes.
     """
-    return Vault(s.home, load_kek(s.kek_file, s.kek.get_secret_value() if s.kek else None))
+    return Vault(s.home, configured_kek(s))
 
 
 def search_config(s: Settings) -> SearchConfig:

@@ -224,6 +224,17 @@ class ModelUnavailable(SchemaSearchError):
     code = "model_unavailable"
 
 
+class ClusterUnavailable(SchemaSearchError):
+    """``--ray`` (SCHEMA_SEARCH_RAY_ADDRESS) names a Ray cluster that cannot be reached, or Ray is not installed.
+
+    503, as for the model: the request is fine, and this server cannot do it until its
+    operator starts the cluster, fixes the address or installs the extra.
+    """
+
+    status = 503
+    code = "cluster_unavailable"
+
+
 class NotStructured(SchemaSearchError):
     """A corpus whose documents share no machine-readable header has nothing to count or filter on."""
 
@@ -296,3 +307,14 @@ class EntryDecided(SchemaSearchError):
 
     status = 409
     code = "review_entry_decided"
+
+
+class ShardsUnavailable(SchemaSearchError):
+    """A shard of a corpus served on Ray (``serve --ray``) did not answer, even when asked again, or could not start.
+
+    503: the question is fine; the cluster is short of that shard until Ray Serve has
+    started a replica of it again (a node lost) or its operator has fixed what stops it.
+    """
+
+    status = 503
+    code = "shards_unavailable"

@@ -115,6 +115,40 @@ class Settings(BaseSettings):
         default_factory=default_model_cache,
         description="Folder for the ONNX files exported from the shipped model, once per machine.",
     )
+    ray_address: str | None = Field(
+        None,
+        description=(
+            "A Ray cluster to build on and serve shards from (also `--ray`): `local` starts one in this process, "
+            "`auto` joins the one this machine is a node of (`ray start --head`, or `ray start --address`), "
+            "`host:6379` names its head, `ray://host:10001` reaches it through Ray Client (not for builds: Ray Data "
+            "needs a node of the cluster). Needs the ray extra (`pip install 'schemasift[ray]'`); unset: everything "
+            "runs here."
+        ),
+    )
+    ray_workers: int = Field(
+        0,
+        ge=0,
+        description=(
+            "Embedding actors a build on Ray runs at once; 0: one per GPU of the cluster with the torch backend, "
+            "else one per SCHEMA_SEARCH_EMBEDDING_THREADS CPUs (one CPU each when that is unset)."
+        ),
+    )
+    ray_batches_per_task: int = Field(
+        1,
+        ge=1,
+        description=(
+            "Model batches (64 texts each) one Ray task carries to an embedding actor: more batch the scheduling, "
+            "fewer lose less work when a node dies."
+        ),
+    )
+    shard_replicas: int = Field(
+        1, ge=1, description="Replicas each shard of a sharded corpus starts with under `serve --ray`."
+    )
+    shard_max_replicas: int = Field(
+        2,
+        ge=1,
+        description="Most replicas Ray Serve's autoscaling gives one shard under load (`serve --ray`).",
+    )
     scale_by_coverage: bool = Field(
         True,
         description=(

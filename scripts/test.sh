@@ -3,7 +3,7 @@
 # Exits non-zero when a test fails or when no test ran (pytest exit code 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXTRAS=test,local-llm bash scripts/setup.sh
+EXTRAS=test,local-llm,ray bash scripts/setup.sh
 SCHEMA_SEARCH_TEST_PG_URL=$(bash scripts/setup_postgres.sh | tail -n 1)
 export SCHEMA_SEARCH_TEST_PG_URL
 bash scripts/setup_chromium.sh

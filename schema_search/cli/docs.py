@@ -19,7 +19,19 @@ from ..errors import InvalidInput
 from ..settings import Settings
 from ..workspace import Workspace
 from . import moved, structured
-from .output import add_history, confirm, counted, examples, print_json, print_table, print_warnings, progress
+from .output import (
+    add_history,
+    add_ray,
+    at_least_one,
+    confirm,
+    counted,
+    examples,
+    on_ray,
+    print_json,
+    print_table,
+    print_warnings,
+    progress,
+)
 
 SNIPPET_CHARS = 300
 UNITS = {
@@ -106,6 +118,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     crawling.add_argument(
         "--concurrency", type=int, default=CrawlConfig.concurrency, help="requests at once (default %(default)s)"
     )
+    cluster = index.add_argument_group("beyond one machine")
+    add_ray(cluster, "embed the chunks")
+    cluster.add_argument(
+        "--shards",
+        type=at_least_one,
+        default=1,
+        metavar="N",
+        help="split the corpus by document into N shards, each a complete index, for `serve --ray` (default 1)",
+    )
     index.add_argument("--json", action="store_true", help="print the result as JSON")
     index.set_defaults(run=_index)
 
@@ -160,7 +181,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _index(args: argparse.Namespace, settings: Settings) -> int:
-    settings = settings.model_copy(
+    settings = on_ray(args, settings).model_copy(
         update={
             "vision_model": args.vision_model or settings.vision_model,
             "docs_ocr": settings.docs_ocr and not args.no_ocr,
@@ -177,6 +198,7 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
             url_template=args.url_template,
             progress=progress(UNITS),
             site=args.site,
+            shards=args.shards,
         )
     if args.json:
         return print_json(result)
@@ -221,7 +243,9 @@ def _index_url(args: argparse.Namespace, settings: Settings) -> CorpusIndexResul
         )
     crawl = CrawlConfig(max_pages=args.max_pages, delay_s=args.delay, concurrency=args.concurrency)
     print(f"Fetching {args.folder} ...", file=sys.stderr)
-    return Workspace(settings).corpora.index_url(args.folder, corpus=args.corpus, crawl=crawl, progress=progress(UNITS))
+    return Workspace(settings).corpora.index_url(
+        args.folder, corpus=args.corpus, crawl=crawl, progress=progress(UNITS), shards=args.shards
+    )
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:

@@ -20,7 +20,7 @@ from ..settings import Settings
 from . import agent, describe, docs, encryption, mcp, moved, spaces, structured, tables
 from . import examples as examples_cli
 from . import review as review_cli
-from .output import HelpFormatter, examples
+from .output import HelpFormatter, add_ray, examples, on_ray
 
 # Exit codes: a command that could not do what was asked, and one given wrong arguments
 # (argparse's own code), differ, so a script can tell "fix the call" from "it failed".
@@ -147,6 +147,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="worker processes (default: SCHEMA_SEARCH_WORKERS, else one per core, at most 4)",
     )
+    add_ray(serve, "serve sharded corpora")
     serve.set_defaults(run=_serve, rooted=True)  # the server's keys decide each request's space
 
     describe.add_commands(commands)
@@ -195,4 +196,7 @@ def _subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParse
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from ..http.serve import serve
 
+    settings = on_ray(args, settings, join=False)
+    if args.ray:  # workers are fresh processes that read their settings from the environment
+        os.environ["SCHEMA_SEARCH_RAY_ADDRESS"] = args.ray
     return serve(settings, args.host or settings.host, args.port or settings.port, args.workers)

@@ -16,6 +16,8 @@ from typing import TextIO
 
 from pydantic import BaseModel
 
+from ..settings import Settings
+
 
 def print_json(model: BaseModel) -> int:
     # Byte for byte what FastAPI's JSONResponse sends for the same model.
@@ -198,6 +200,48 @@ def add_history(command: argparse.ArgumentParser) -> None:
         help="an earlier user message of the conversation, oldest first (repeat it): a follow-up question is "
         "written out with them before it is searched",
     )
+
+
+def add_ray(command: argparse.ArgumentParser, does: str) -> None:
+    """The ``--ray ADDRESS`` option: ``does`` (what runs on the cluster) on the Ray cluster at ADDRESS."""
+    command.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help=f"{does} on the Ray cluster at ADDRESS: local (start one here), auto (the cluster this machine is a "
+        "node of, e.g. after `ray start --head`), HOST:6379 (its head), ray://HOST:10001 (Ray Client; not for builds) "
+        "(default: $SCHEMA_SEARCH_RAY_ADDRESS, else none; needs pip install 'schemasift[ray]')",
+    )
+
+
+def on_ray(args: argparse.Namespace, settings: Settings, join: bool = True) -> Settings:
+    """``settings`` with the cluster ``--ray`` named (else SCHEMA_SEARCH_RAY_ADDRESS's), checked now.
+
+    With ``join``, the cluster is joined at once: a missing extra or a wrong address fails
+    before a corpus is read, not after. Without (``serve``, whose workers join it), the extra
+    is checked only.
+    """
+    address = getattr(args, "ray", None) or settings.ray_address
+    if address is None:
+        return settings
+    from ..cluster.connect import connect, require_ray  # Ray only when asked for: an extra
+
+    if join:
+        connect(address, data=settings.dense)  # a build: its embedding runs as a Ray Data pipeline
+    else:
+        require_ray()
+    return settings.model_copy(update={"ray_address": address})
+
+
+def at_least_one(text: str) -> int:
+    """An argparse type: a whole number of 1 or more.
+
+    >>> at_least_one("3")
+    3
+    """
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number} is not 1 or more")
+    return number
 
 
 def examples(*lines: str) -> dict:

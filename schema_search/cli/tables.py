@@ -9,7 +9,19 @@ import textwrap
 
 from ..settings import Settings
 from ..workspace import Workspace
-from .output import add_history, confirm, counted, examples, print_json, print_table, print_warnings, progress
+from .output import (
+    add_history,
+    add_ray,
+    at_least_one,
+    confirm,
+    counted,
+    examples,
+    on_ray,
+    print_json,
+    print_table,
+    print_warnings,
+    progress,
+)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -26,6 +38,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     index.add_argument("--catalog", required=True, help="catalog name to create or replace")
     index.add_argument("--dialect", help="sqlglot dialect of DDL files (default: from the file name)")
     index.add_argument("--db", help="benchmark db_id, or database schema, to keep alone")
+    add_ray(index, "embed the tables")
+    index.add_argument(
+        "--shards",
+        type=at_least_one,
+        default=1,
+        metavar="N",
+        help="split the catalog by table into N shards, each a complete index, for `serve --ray` (default 1)",
+    )
     index.add_argument("--json", action="store_true", help="print the result as JSON")
     index.set_defaults(run=_index)
 
@@ -91,8 +111,13 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
     from ..connectors import shown
 
     print(f"Reading {shown(args.source)} ...", file=sys.stderr)
-    result = Workspace(settings).catalogs.index(
-        args.source, catalog=args.catalog, dialect=args.dialect, db=args.db, progress=progress(INDEX_UNITS)
+    result = Workspace(on_ray(args, settings)).catalogs.index(
+        args.source,
+        catalog=args.catalog,
+        dialect=args.dialect,
+        db=args.db,
+        progress=progress(INDEX_UNITS),
+        shards=args.shards,
     )
     if args.json:
         return print_json(result)

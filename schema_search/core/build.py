@@ -11,7 +11,7 @@ import numpy as np
 
 from . import index
 from .checkpoint import Checkpoint, Interrupted
-from .dense import DenseIndex, Plan, dense_index, encode_missing, plan_dense
+from .dense import DenseIndex, Plan, closed_after, dense_index, encode_in_turn, encode_missing, plan_dense
 from .embedders import BATCH, Embedder
 from .kind import ItemKind
 from .sealing import Sealer, manifest_entries
@@ -202,11 +202,14 @@ class Phase:
 class EncodeProgress:
     """An embedder that moves the ``embedding`` phase by the texts it has encoded, and times them.
 
-    :func:`encode_missing` hands out the texts to encode a batch at a time; a wrapper
-    around that hand-out would count a batch as done before the model has read it.
-    This one is given to it as its embedder (and, as ``start``, as its progress, to
-    learn how many texts there are) and counts after each ``encode``. Once
-    :data:`ESTIMATE_AFTER` texts after the first batch are encoded, and more are left,
+    :func:`encode_missing` hands out the texts to encode in batches; a wrapper around
+    that hand-out would count a batch as done before the model has read it. This one
+    is given to it as its embedder (and, as ``start``, as its progress, to learn how
+    many texts there are) and counts each batch as it comes back: from ``encode``, or
+    from ``encode_batches``, which it always offers (the model's own, a cluster's, else
+    ``encode`` in turn), since its ``__getattr__`` would pass the model's by uncounted. Once
+    :data:`ESTIMATE_AFTER` texts after the first batch are encoded (times the model's
+    ``concurrency``, for one that encodes several batches at once), and more are left,
     ``on_pace`` gets the pace of those, in characters a second: the estimate's measure.
     """
 
@@ -224,7 +227,11 @@ class EncodeProgress:
         self._bar: Iterator | None = None
         self._total = self._encoded = self._pulled = 0
         self._started = self._finished = self._paced_from = clock()
-        self._paced = self._paced_chars = 0  # texts and characters encoded after the first batch
+        self._paced = self._paced_chars = 0  # texts and characters encoded after the first batches
+        # Batches encoded at once (a cluster's actors): the first of each sets itself up, and
+        # they come back together, so the pace is taken from the end of that first round.
+        self._untimed = max(1, int(getattr(embedder, "concurrency", 1)))
+        self._batches = 0
         self.name = embedder.name
 
     @property
@@ -251,21 +258,36 @@ class EncodeProgress:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
         vectors = self._embedder.encode(texts)
+        self._count(texts, vectors)
+        return vectors
+
+    def encode_batches(self, batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, np.ndarray]]:
+        """The model's ``encode_batches`` (a cluster's), else its ``encode`` in turn: each batch counted as it comes back."""
+        encode_batches = getattr(self._embedder, "encode_batches", None)
+        with closed_after(
+            encode_batches(batches) if encode_batches else encode_in_turn(self._embedder, batches)
+        ) as results:
+            for n, vectors in results:
+                self._count(batches[n], vectors)
+                yield n, vectors
+
+    def _count(self, texts: Sequence[str], vectors: np.ndarray) -> None:
         before, self._encoded = self._encoded, self._encoded + len(vectors)
         if before < self._total:
             self._finished = self._clock()
-            if before == 0:
+            self._batches += 1
+            if self._batches <= self._untimed:
                 self._paced_from = self._finished
             else:
                 self._paced, self._paced_chars = self._paced + len(texts), self._paced_chars + sum(map(len, texts))
-                if self._paced - len(texts) < ESTIMATE_AFTER <= self._paced and self._encoded < self._total:
+                after = ESTIMATE_AFTER * self._untimed
+                if self._paced - len(texts) < after <= self._paced and self._encoded < self._total:
                     if self._on_pace is not None:
                         self._on_pace(self._paced_chars / max(self._finished - self._paced_from, 1e-9))
         # Pulling item n+1 tells a wrapper that n are done; the very last waits for done().
         while self._bar is not None and self._pulled < min(self._encoded, self._total - 1) + 1:
             next(self._bar, None)
             self._pulled += 1
-        return vectors
 
     def done(self) -> None:
         """The phase's end, once the floor is calibrated too (the last encode)."""

@@ -18,6 +18,7 @@ from .index import FieldRanker, open_index
 from .novelty import novelty
 from .question import content_words, question_terms
 from .sealing import Sealer
+from .shards import Scatter, ShardedFieldRanker, sharded_rankers
 from .store import Generation
 
 # A channel ranker: (question, how many) -> item ids, best first, matches only.
@@ -33,7 +34,7 @@ class Channels:
         rankers: Mapping[str, Ranker],
         vectors: DenseIndex | None = None,
         embedder: Embedder | None = None,
-        fields: FieldRanker | None = None,
+        fields: FieldRanker | ShardedFieldRanker | None = None,
     ) -> None:
         self.rankers = dict(rankers)
         self.fields = fields
@@ -76,6 +77,39 @@ class Channels:
         if vectors is not None and family(vectors.model) != family(embedder.name):
             vectors = None
         return cls(bm25_rankers(field_ranker, fields, exclusive), vectors, embedder, field_ranker)
+
+    @classmethod
+    def from_shards(
+        cls,
+        scatter: Scatter,
+        manifest: Mapping,
+        fields: Sequence[str],
+        embedder: Embedder | None = None,
+        exclusive: Sequence[str] = (),
+        order: Mapping[str, int] | None = None,
+        anchors: bool = False,
+        also: Sequence[tuple[ShardedFieldRanker, str]] = (),
+    ) -> Channels:
+        """The channels of a sharded generation (``core.shards``), its shards asked through ``scatter``.
+
+        ``manifest``: the generation's, whose ``dense`` entry has the model and the collection's floors.
+        ``order``: each item's position in the collection (ties go in it, as in one index).
+        ``anchors``: the kind asks :meth:`matching_all` over these fields after the rankings
+        (chunks do): its answer comes in the same round trip.
+        ``also``: other indexes of the shards (ranker, field) the kind ranks the question's content
+        words in, as deep as the channels (a corpus's pages): in the same round trip too.
+        """
+        dense = manifest.get("dense") or {}
+        model = (
+            dense.get("model")
+            if embedder is not None and family(dense.get("model") or "") == family(embedder.name)
+            else None
+        )
+        floors = {"floor": dense.get("floor", -1.0), "nearest_floor": dense.get("nearest_floor", -1.0)}
+        field_ranker, vectors = sharded_rankers(scatter, floors, model, order)
+        rankers = bm25_rankers(field_ranker, fields, exclusive)
+        words = field_words(field_ranker, fields, exclusive)
+        return ShardedChannels(rankers, vectors, embedder, field_ranker, scatter, words, anchors, also)
 
     def share_encoding(self, other: Channels) -> None:
         """Encode questions with ``other``'s cache (same model): one encoding per question for both."""
@@ -166,18 +200,28 @@ def bm25_rankers(field_ranker: FieldRanker, fields: Sequence[str], exclusive: Se
     value field's ``contact`` (an entity type stored in a log table) says nothing
     that the names do not say better, its ``xmagnet`` (a company name) does.
     """
-    shared = [name for name in fields if name not in exclusive]
+    words = field_words(field_ranker, fields, exclusive)
 
     def ranker(field_name: str) -> Ranker:
-        if field_name in exclusive:
-            return lambda question, limit: [
-                item for item, _ in field_ranker.rank(field_name, _own_words(field_ranker, shared, question), limit)
-            ]
         return lambda question, limit: [
-            item for item, _ in field_ranker.rank(field_name, content_words(question), limit)
+            item for item, _ in field_ranker.rank(field_name, words(field_name, question), limit)
         ]
 
     return {name: ranker(name) for name in fields}
+
+
+def field_words(
+    field_ranker: FieldRanker | ShardedFieldRanker, fields: Sequence[str], exclusive: Sequence[str] = ()
+) -> Callable[[str, str], list[str]]:
+    """(field, question) -> the words a field is searched with (see :func:`bm25_rankers`)."""
+    shared = [name for name in fields if name not in exclusive]
+
+    def words(field_name: str, question: str) -> list[str]:
+        if field_name in exclusive:
+            return _own_words(field_ranker, shared, question)
+        return content_words(question)
+
+    return words
 
 
 def _own_words(field_ranker: FieldRanker, others: Sequence[str], question: str) -> list[str]:
@@ -189,3 +233,70 @@ def _own_words(field_ranker: FieldRanker, others: Sequence[str], question: str) 
         if terms and not any(any(counts) for counts in frequencies.values()):
             own.append(word)
     return own
+
+
+class ShardedChannels(Channels):
+    """The channels of a sharded generation, whose rankings take one round trip to the shards.
+
+    Asked channel by channel, a search would cost a round trip per field, one for the dense
+    channel, one for the cosines the floor reads and one for the anchors: ten on a docs
+    search. Here the terms' counts come first (none once the terms were seen: they are
+    cached), then every ranking, the anchors and the cosines of everything found in one
+    ``many`` call per shard; the other methods then find their answers already known.
+    """
+
+    def __init__(
+        self,
+        rankers: Mapping[str, Ranker],
+        vectors,
+        embedder: Embedder | None,
+        fields: ShardedFieldRanker,
+        scatter: Scatter,
+        words: Callable[[str, str], list[str]],
+        anchors: bool = False,
+        also: Sequence[tuple[ShardedFieldRanker, str]] = (),
+    ) -> None:
+        super().__init__(rankers, vectors, embedder, fields)
+        self._scatter = scatter
+        self._words = words
+        self._anchors = anchors
+        self._also = list(also)
+        self._searched = [name for name in self.rankers if name != "dense"]
+
+    def rankings(self, question: str, depth: int) -> dict[str, list[str]]:
+        fields = self.fields
+        assert isinstance(fields, ShardedFieldRanker)
+        anchor_words = content_words(question)
+        # Every count this question needs, in one round trip at most (exclusive fields ask for counts).
+        terms = list(dict.fromkeys(t for word in anchor_words for t in _ANALYZER.analyze(word)))
+        counting = [(fields, fields.counting(self._searched, terms))]
+        counting += [(ranker, ranker.counting([field], terms)) for ranker, field in self._also]
+        counting = [(ranker, call) for ranker, call in counting if call is not None]
+        if counting:
+            counts = self._scatter("many", [call for _, call in counting])
+            for n, (ranker, call) in enumerate(counting):
+                ranker.counted(call, [answer[n] for answer, _ in counts])
+        words = {name: self._words(name, question) for name in self._searched}
+        calls = [fields.ask(name, words[name], depth) for name in self._searched if words[name]]
+        anchored = self._anchors and len(question_terms(question)) >= 2  # as matching_all asks
+        ahead = [fields.asking_all(self._searched, anchor_words, depth)] if anchored else []
+        ahead += [ranker.ask(field, anchor_words, depth) for ranker, field in self._also if anchor_words]
+        calls += ahead
+        scores = self._scores(question) if self.vectors is not None else None
+        if scores is not None:
+            calls.append(self.vectors.asking(scores, depth))
+        answers = self._scatter("many", calls, None if scores is None else scores.vector)
+        by_call = list(zip(*(answer for answer, _ in answers))) if calls else []
+        found = iter(by_call)
+        rankings = {
+            name: [item for item, _ in fields.merge(next(found), depth)] if words[name] else []
+            for name in self._searched
+        }
+        learners = ([fields] if anchored else []) + [ranker for ranker, _ in self._also if anchor_words]
+        for learner, call in zip(learners, ahead):
+            learner.remember(call, learner.merge(next(found), depth))
+        if scores is not None:
+            cosines = {item: cosine for _, known in answers for item, cosine in known.items()}
+            self.vectors.learn(scores, next(found), depth, cosines)
+            rankings["dense"] = self._dense_rank(question, depth)
+        return rankings

@@ -12,9 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -24,6 +26,7 @@ from .embedders import BATCH, Embedder
 EMBEDDINGS_FILE = "embeddings.npy"
 KEYS_FILE = "embeddings.json"
 _WORD = re.compile(r"\w+")
+T = TypeVar("T")
 
 
 def _key(text: str) -> str:
@@ -277,6 +280,51 @@ def spread(n: int) -> list[int]:
     return order
 
 
+class BatchEncoder(Protocol):
+    """An embedder that encodes many batches at once (a cluster's actor pool, ``cluster.embedding``)."""
+
+    def encode_batches(self, batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, np.ndarray]]:
+        """``(n, vectors of batches[n])`` for every batch, in any order, each as soon as it is encoded."""
+
+
+def encode_in_turn(embedder: Embedder, batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, np.ndarray]]:
+    """``encode_batches`` for an embedder that encodes one batch at a time: in order, each when asked for.
+
+    >>> class Lengths:
+    ...     def encode(self, texts):
+    ...         return np.array([[len(t)] for t in texts], np.float32)
+    >>> [(n, v.ravel().tolist()) for n, v in encode_in_turn(Lengths(), [["a", "bb"], ["ccc"]])]
+    [(0, [1.0, 2.0]), (1, [3.0])]
+    """
+    for n, texts in enumerate(batches):
+        yield n, embedder.encode(texts)
+
+
+@contextmanager
+def closed_after(results: Iterator[T]) -> Iterator[Iterator[T]]:
+    """``results``, closed however it is left (if it can be: a generator).
+
+    A cluster's pipeline then stops at Ctrl-C, not when its generator is collected, which
+    an exception's traceback can put off until after the cluster is gone.
+
+    >>> def counting():
+    ...     try:
+    ...         yield from range(3)
+    ...     finally:
+    ...         print("stopped")
+    >>> with closed_after(counting()) as numbers:
+    ...     next(numbers)
+    0
+    stopped
+    """
+    try:
+        yield results
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+
+
 def encode_missing(
     plan: Plan,
     texts: Sequence[str],
@@ -286,19 +334,33 @@ def encode_missing(
 ) -> None:
     """Encode the texts ``plan`` misses into ``plan.known``, a model batch at a time, each saved to ``checkpoint``.
 
-    One batch a hand-out: Ctrl-C loses at most the batch in flight, and a progress bar
-    moves with the model.
+    The texts go in :data:`BATCH`-sized batches in ``plan.missing`` order, whoever encodes
+    them: an embedder with ``encode_batches`` (:class:`BatchEncoder`, a cluster) gets all
+    of them at once and hands each back as it is done, in any order; any other encodes
+    them in turn. The same batches make the same vectors (a model pads a batch to its
+    longest text), so a build on a cluster stores what one on this machine would.
+
+    Each batch is kept as it comes back, so Ctrl-C loses only the batches in flight, and
+    ``progress`` (given ``plan.missing``) is moved past a batch's positions once its
+    vectors are in, not when it is handed out.
     """
-    batch: list[int] = []
-    for position, i in enumerate(progress(plan.missing, "embedding") if progress else plan.missing, 1):
-        batch.append(i)
-        if len(batch) == BATCH or position == len(plan.missing):
-            keys = [plan.keys[j] for j in batch]
-            vectors = embedder.encode([texts[j] for j in batch])
+    missing = plan.missing
+    batches = [missing[at : at + BATCH] for at in range(0, len(missing), BATCH)]
+    bar = iter(progress(missing, "embedding")) if progress else None
+    encode_batches = getattr(embedder, "encode_batches", None)
+    wanted = [[texts[j] for j in batch] for batch in batches]
+    with closed_after(encode_batches(wanted) if encode_batches else encode_in_turn(embedder, wanted)) as results:
+        for n, vectors in results:
+            keys = [plan.keys[j] for j in batches[n]]
             if checkpoint is not None:
                 checkpoint.append(keys, vectors)
             plan.known.update(zip(keys, vectors))
-            batch = []
+            if bar is not None:
+                for _ in batches[n]:
+                    next(bar, None)
+    if bar is not None:
+        for _ in bar:  # the wrapper's own end
+            pass
 
 
 def dense_index(ids: Sequence[str], texts: Sequence[str], plan: Plan, embedder: Embedder) -> DenseIndex:

@@ -15,6 +15,7 @@ whole, looked up by :meth:`FieldRanker.holding` and never ranked by BM25.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from . import analyzer
 from .sealing import Sealer
 
 ID = "id"
+# The collection's IDF of each term, by field (``field -> analysed term -> idf``): given to
+# one shard's index so that its scores are those of the whole collection (``core.shards``).
+Idf = Mapping[str, Mapping[str, float]]
 # The tokenizer of a sealed index's fields: its terms were analysed before they were blinded.
 BLIND = "blind_terms"
 _ANALYZER = analyzer.build_analyzer()
@@ -74,6 +78,15 @@ def build(
     return index
 
 
+def bm25_idf(frequency: int, documents: int) -> float:
+    """BM25's IDF as tantivy computes it: ``ln(1 + (N - n + 0.5) / (n + 0.5))``.
+
+    >>> round(bm25_idf(1, 3), 4)
+    0.9808
+    """
+    return math.log(1.0 + (documents - frequency + 0.5) / (frequency + 0.5))
+
+
 def open_index(path: Path) -> tantivy.Index:
     index = tantivy.Index.open(str(path))
     # Custom tokenizers are not persisted with the index: register on every open.
@@ -115,27 +128,37 @@ class FieldRanker:
         self._sealer = sealer
         self._ids = ids
 
-    def rank(self, field: str, words: list[str], limit: int) -> list[tuple[str, float]]:
+    def rank(self, field: str, words: list[str], limit: int, idf: Idf | None = None) -> list[tuple[str, float]]:
         """``(id, BM25 score)`` of documents matching any of ``words`` in ``field``, best first.
 
-        Only matching documents are returned: there is no zero-score tail.
+        Only matching documents are returned: there is no zero-score tail. ``idf``: the
+        collection's IDF of each term (``field -> term -> idf``) when this index holds one
+        shard of it (``core.shards``); each term's score is scaled from this index's IDF to it.
         """
         # Words are alphanumeric and lower-case (analyzer.words), so nothing in them
         # is query syntax: no quoting or escaping needed.
-        if self._sealer is not None:
-            return self._run(self._sealed_query(field, words, tantivy.Occur.Should), limit)
+        if self._sealer is not None or idf is not None:
+            return self._run(self._built_query(field, words, tantivy.Occur.Should, idf), limit)
         return self._search(" ".join(words), field, limit) if words else []
 
-    def containing_all(self, field: str | Sequence[str], words: list[str], limit: int) -> list[str]:
+    def containing_all(
+        self, field: str | Sequence[str], words: list[str], limit: int, idf: Idf | None = None
+    ) -> list[str]:
         """Ids of documents with every one of ``words`` (after analysis) in ``field``, best first.
 
         Several fields: each word in any of them (a title word and a body word both count).
         """
-        if self._sealer is not None:
-            return [doc for doc, _ in self._run(self._sealed_query(field, words, tantivy.Occur.Must), limit)]
+        return [doc for doc, _ in self.scored_containing_all(field, words, limit, idf)]
+
+    def scored_containing_all(
+        self, field: str | Sequence[str], words: list[str], limit: int, idf: Idf | None = None
+    ) -> list[tuple[str, float]]:
+        """:meth:`containing_all` with each document's score (shards' lists are merged by it)."""
+        if self._sealer is not None or idf is not None:
+            return self._run(self._built_query(field, words, tantivy.Occur.Must, idf), limit)
         if not words:
             return []
-        return [doc for doc, _ in self._search(" ".join(f"+{w}" for w in words), field, limit)]
+        return self._search(" ".join(f"+{w}" for w in words), field, limit)
 
     @property
     def documents(self) -> int:
@@ -159,21 +182,23 @@ class FieldRanker:
             return None
         return {doc for doc, _ in self._run(query, max(self.documents, 1))}
 
-    def _sealed_query(self, field: str | Sequence[str], words: list[str], occur: tantivy.Occur) -> tantivy.Query | None:
-        """The query tantivy's parser makes of ``words`` on a plain index, made of blind terms.
+    def _built_query(
+        self, field: str | Sequence[str], words: list[str], occur: tantivy.Occur, idf: Idf | None = None
+    ) -> tantivy.Query | None:
+        """The query tantivy's parser makes of ``words`` on a plain index, built term by term:
+        of blind terms on a sealed index, and with each term boosted to the collection's ``idf``.
 
         Built, not parsed: the parser keeps a repeated word once ("path ... path") yet two
         words that analyse alike ("file", "files") twice, and their blind terms would be
         one repeated word to it. A stop word drops out, as the parser drops it.
         """
-        assert self._sealer is not None
         fields = [field] if isinstance(field, str) else list(field)
         schema = self._index.schema
         clauses = []
         for word in dict.fromkeys(words):
             for term in terms(word):
-                blind = self._sealer.blind(term)
-                per_field = [tantivy.Query.term_query(schema, f, blind, index_option="freq") for f in fields]
+                stored = self._sealer.blind(term) if self._sealer is not None else term
+                per_field = [self._term(schema, f, term, stored, idf) for f in fields]
                 one = (
                     per_field[0]
                     if len(per_field) == 1
@@ -181,6 +206,15 @@ class FieldRanker:
                 )
                 clauses.append((occur, one))
         return tantivy.Query.boolean_query(clauses) if clauses else None
+
+    def _term(self, schema: tantivy.Schema, field: str, term: str, stored: str, idf: Idf | None) -> tantivy.Query:
+        query = tantivy.Query.term_query(schema, field, stored, index_option="freq")
+        wanted = idf.get(field, {}).get(term) if idf is not None else None
+        frequency = self._searcher.doc_freq(field, stored) if wanted is not None else 0
+        if not frequency:  # no document here holds it: nothing to scale
+            return query
+        # tantivy scores a term idf x tf-part, the idf from this index's counts: scaled to the collection's.
+        return tantivy.Query.boost_query(query, wanted / bm25_idf(frequency, self.documents))
 
     def _run(self, query: tantivy.Query | None, limit: int) -> list[tuple[str, float]]:
         if query is None:

@@ -227,7 +227,7 @@ class Store:
             live = self.current(name)  # read under the lock: a writer may have swapped meanwhile
             for source in live.path.rglob("*"):
                 relative = source.relative_to(live.path)
-                if relative.parts[0] in replaced or relative.name == MANIFEST_FILE:
+                if relative.parts[0] in replaced or relative == Path(MANIFEST_FILE):  # a shard's own is kept
                     continue
                 target = path / relative
                 if source.is_dir():

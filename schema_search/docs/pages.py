@@ -13,7 +13,7 @@ before it has no page channel and searches as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from ..core import index
@@ -30,11 +30,16 @@ PAGE_CHANNEL = "pages"
 
 def write_pages(folder: Path, corpus: Corpus, sealer: Sealer | None = None) -> None:
     """Index every document of ``corpus`` as one page into ``folder/pages`` (blind terms with a ``sealer``)."""
+    index.build(page_documents(corpus), (FIELD,), folder / PAGES_DIR, sealer)
+
+
+def page_documents(corpus: Corpus) -> Iterator[dict[str, str]]:
+    """Each document of ``corpus`` as one page: its label and title, its headings, its whole text."""
     headings: dict[str, dict[str, None]] = {}
     for chunk in corpus.chunks:
         headings.setdefault(chunk.document, {}).update(dict.fromkeys(chunk.headings))
-    pages = (
-        {
+    for document in corpus.documents:
+        yield {
             index.ID: document.id,
             FIELD: " ".join(
                 [
@@ -44,9 +49,6 @@ def write_pages(folder: Path, corpus: Corpus, sealer: Sealer | None = None) -> N
                 ]
             ),
         }
-        for document in corpus.documents
-    )
-    index.build(pages, (FIELD,), folder / PAGES_DIR, sealer)
 
 
 class PageRanker:

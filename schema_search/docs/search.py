@@ -24,12 +24,14 @@ from ..core.diversity import grouped, spread
 from ..core.embedders import Embedder
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.sealing import Sealer
+from ..core.shards import Scatter, ShardedFieldRanker
 from ..core.store import Generation
 from . import verbatim
 from .corpus import Chunk, Corpus, Document, SealedChunk, load_corpus, load_text, opened
 from .coverage import title_words
 from .documents import FIELDS
-from .pages import PAGE_CHANNEL, PageRanker, lift_by_page
+from .pages import FIELD as PAGE_FIELD
+from .pages import PAGE_CHANNEL, PAGES_DIR, PageRanker, lift_by_page
 from .references import Reference, pinned_chunks
 
 
@@ -129,6 +131,19 @@ class CorpusSearcher:
         manifest = generation.manifest()
         pages = PageRanker.open(generation.path, sealer, page_ids)
         return cls(corpus, channels, manifest["coverage"], generation.id, generation.path, pages, sealer)
+
+    @classmethod
+    def open_sharded(cls, generation: Generation, scatter: Scatter, embedder: Embedder | None = None) -> CorpusSearcher:
+        """Open a sharded generation (``core.shards``): its passages from its top level, its indexes in
+        the shards that ``scatter`` asks (in this process, or Ray Serve's replicas)."""
+        manifest = generation.manifest()
+        corpus = load_corpus(generation.path)
+        order = {chunk.id: n for n, chunk in enumerate(corpus.chunks)}
+        page_ranker = ShardedFieldRanker(scatter, PAGES_DIR, {d.id: n for n, d in enumerate(corpus.documents)})
+        also = [(page_ranker, PAGE_FIELD)]  # the page channel's ranking comes with the others'
+        channels = Channels.from_shards(scatter, manifest, FIELDS, embedder, order=order, anchors=True, also=also)
+        pages = PageRanker(page_ranker)
+        return cls(corpus, channels, manifest["coverage"], generation.id, generation.path, pages)
 
     @property
     def rankers(self) -> dict[str, Ranker]:

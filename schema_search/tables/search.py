@@ -24,6 +24,7 @@ from ..core.embedders import Embedder
 from ..core.floor import Relevance
 from ..core.ranking import Fusion, Ranking, rank
 from ..core.sealing import Sealer
+from ..core.shards import Scatter
 from ..core.store import Generation
 from . import examples, expand
 from .catalog import Catalog
@@ -191,6 +192,28 @@ class CatalogSearcher:
                 Generation(examples.EXAMPLES_DIR, folder), examples.FIELDS, embedder, sealer=sealer, ids=past_ids
             )
         # Every generation's manifest has the coverage its build measured (release 0.1's too).
+        return cls(catalog, channels, manifest["coverage"], generation.id, past, past_examples)
+
+    @classmethod
+    def open_sharded(
+        cls, generation: Generation, scatter: Scatter, embedder: Embedder | None = None
+    ) -> CatalogSearcher:
+        """Open a sharded generation (``core.shards``): the catalog and its past queries from its top level,
+        the tables' indexes in the shards that ``scatter`` asks (in this process, or Ray Serve's replicas)."""
+        manifest = generation.manifest()
+        fields = [f for f in FIELDS if f in manifest["fields"]]
+        catalog = read_catalog(generation.path)
+        order = {table.id: n for n, table in enumerate(catalog.tables)}
+        channels = Channels.from_shards(
+            scatter, manifest, fields, embedder, [f for f in EXCLUSIVE if f in fields], order
+        )
+        folder = generation.path / examples.EXAMPLES_DIR
+        past_examples = examples.load_examples(folder, catalog.name) if folder.is_dir() else []
+        past = (
+            Channels.open(Generation(examples.EXAMPLES_DIR, folder), examples.FIELDS, embedder)
+            if folder.is_dir()
+            else None
+        )
         return cls(catalog, channels, manifest["coverage"], generation.id, past, past_examples)
 
     @property

@@ -16,6 +16,7 @@ from ..core.dense import DenseIndex
 from ..core.embedders import Embedder
 from ..core.explain import context
 from ..core.sealing import Sealer
+from ..core.shards import shard_folders
 from ..core.store import Generation, Shelf, check_name
 from ..errors import CatalogNotFound, InvalidInput, SchemaSearchError, SourceError, TableAmbiguous, TableNotFound
 from ..sql.validate import validate_sql
@@ -36,6 +37,7 @@ from ..tables.models import (
 )
 from ..tables.search import CatalogSearcher, SearchConfig, read_catalog, write_catalog
 from . import configs
+from .shards import check_shards, reach, write_shards
 from .sources import Host, Sources, dense_info, previous_vectors, since
 
 if TYPE_CHECKING:
@@ -65,14 +67,17 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
         dialect: str | None = None,
         db: str | None = None,
         progress: Progress | None = None,
+        shards: int = 1,
     ) -> IndexResult:
         """Introspect ``source`` with the matching connector and index it as ``catalog``.
 
         A live database lends a sample of its short text values too (``value_hints*`` settings).
+        ``shards``: split by table into that many shards (``core.shards``), each a complete index.
         """
         from .. import connectors  # the connectors import database drivers: only to index
 
         check_name(catalog)
+        check_shards(shards, self.writer() is not None)
         read = connectors.introspect(
             source,
             catalog=catalog,
@@ -83,16 +88,18 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
             value_hints=configs.value_hints(self.settings),
             trusted_objects=tuple(self.settings.execute_trusted_objects),
         )
-        return self.index_catalog(read, progress)
+        return self.index_catalog(read, progress, shards)
 
-    def index_catalog(self, catalog: Catalog, progress: Progress | None = None) -> IndexResult:
+    def index_catalog(self, catalog: Catalog, progress: Progress | None = None, shards: int = 1) -> IndexResult:
         """Index an introspected catalog as a new generation and swap it in.
 
         Args:
             catalog: the catalog; its name picks the folder.
             progress: wraps the tables while they are indexed (e.g. a progress bar).
+            shards: split by table into that many shards, each a complete index (``core.shards``).
         """
         check_name(catalog.name)
+        check_shards(shards, self.writer() is not None)
         if not catalog.tables:
             raise SourceError(
                 f"Nothing to index for catalog {catalog.name!r}: the source has no tables.",
@@ -105,7 +112,10 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
         def build(path: Path) -> dict:
             write_catalog(path, catalog, sealer)
             manifest = {"tables": len(catalog.tables)}
-            manifest |= self._write_indexes(path, catalog.name, TABLES, catalog.tables, progress, sealer)
+            if shards > 1:
+                manifest |= self._write_shards(path, catalog, shards, progress)
+            else:
+                manifest |= self._write_indexes(path, catalog.name, TABLES, catalog.tables, progress, sealer)
             # Past queries go with the catalog, but only those whose tables are all still there.
             kept = [e for e in self.examples(catalog.name, missing_ok=True) if all(map(catalog.table, e.tables))]
             previous = self._previous_vectors(catalog.name, EXAMPLES_DIR)
@@ -113,6 +123,15 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
 
         generation = self.store.write(catalog.name, build)
         return IndexResult(catalog=_catalog_info(generation, catalog), seconds=since(started))
+
+    def _write_shards(self, path: Path, catalog: Catalog, shards: int, progress: Progress | None) -> dict:
+        """The tables of ``catalog`` in ``shards`` shards, by table; the catalog itself stays whole at the top level
+        (the foreign-key boost and join completion read every table)."""
+        embedder = self._build_embedder(progress)
+        previous = self._previous_vectors(catalog.name) if embedder else None
+        checkpoint = self.store.checkpoint(catalog.name)
+        tables = catalog.tables
+        return write_shards(path, TABLES, tables, shards, TABLES.id_of, (), embedder, previous, progress, checkpoint)
 
     def add_examples(self, name: str, pairs: Sequence[ExampleInput], origin: Origin = "added") -> ExamplesResponse:
         """Keep question -> SQL pairs with catalog ``name``: a new generation sharing the tables' index files.
@@ -268,6 +287,9 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
     # -- what tables are -------------------------------------------------------------
 
     def _open_searcher(self, generation: Generation, embedder: Embedder | None) -> CatalogSearcher:
+        if generation.manifest().get("shards"):
+            scatter = reach(self.settings)(generation.path, shard_folders(generation.path))
+            return CatalogSearcher.open_sharded(generation, scatter, embedder)
         return CatalogSearcher.open(generation, embedder, self.reader(generation))
 
     def _info(self, generation: Generation, searcher: CatalogSearcher) -> CatalogInfo:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from operator import attrgetter
 from pathlib import Path
 
 from ..core import sealing
 from ..core.build import Progress
 from ..core.embedders import Embedder
 from ..core.sealing import Sealer
+from ..core.shards import shard_folders
 from ..core.store import Generation, Shelf, check_name
 from ..docs import coverage, results
 from ..docs.chunker import Chunking
@@ -19,7 +21,8 @@ from ..docs.crawl.mirror import Mirror, stamped
 from ..docs.crawl.site import crawl_site
 from ..docs.documents import CHUNKS
 from ..docs.models import CorpusIndexResult, CorpusInfo, Coverage, CrawlCounts, DocsSearchResponse, SourceDetail
-from ..docs.pages import write_pages
+from ..docs.pages import FIELD as PAGE_FIELD
+from ..docs.pages import PAGES_DIR, page_documents, write_pages
 from ..docs.search import CorpusSearcher, DocsSearchConfig
 from ..docs.sources import Personal, check_source, read_corpus
 from ..docs.visual.options import Visual
@@ -29,6 +32,7 @@ from ..structured.fields import Choices
 from ..structured.models import FieldsResponse
 from ..structured.sources import corpus_collection
 from . import batches, configs
+from .shards import Part, check_shards, reach, write_shards
 from .sources import Sources, dense_info, since
 
 CORPORA = Shelf("corpora", "corpus", CorpusNotFound, "schemasift docs index FOLDER --corpus {name}")
@@ -50,6 +54,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         progress: Progress | None = None,
         origin: str | None = None,
         site: str = "auto",
+        shards: int = 1,
     ) -> CorpusIndexResult:
         """Read every supported file under ``folder``, chunk it, and index it as ``corpus``.
 
@@ -57,6 +62,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         ``origin`` is recorded as the source instead of a folder that will not last (``upload``).
         ``site``: the generator that builds the folder (``mkdocs``, ``vitepress``,
         ``docusaurus``), ``plain`` for none, ``auto`` to detect it from its config file.
+        ``shards``: split by document into that many shards (``core.shards``), each a complete index.
 
         Raises:
             SourceError: ``folder`` is not a folder, or no file under it could be read.
@@ -64,6 +70,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         """
         check_name(corpus, "corpus")
         check_source(Path(folder), url_template, site)  # before the model loads: a wrong path fails at once
+        check_shards(shards, self.writer() is not None)
         started = time.perf_counter()
         if self.settings.dense:
             self.workspace.loaded_embedder(progress)  # chunk sizes are checked with its tokenizer
@@ -78,10 +85,16 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
             site=site,
             **self._reading(),
         )
-        return self._store_corpus(corpus, read, chunking, started, progress)
+        return self._store_corpus(corpus, read, chunking, started, progress, shards=shards)
 
     def index_url(
-        self, url: str, *, corpus: str, crawl: CrawlConfig | None = None, progress: Progress | None = None
+        self,
+        url: str,
+        *,
+        corpus: str,
+        crawl: CrawlConfig | None = None,
+        progress: Progress | None = None,
+        shards: int = 1,
     ) -> CorpusIndexResult:
         """Fetch the pages of the site at ``url`` into the corpus's mirror folder, then index them as ``corpus``.
 
@@ -95,6 +108,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
                 not a page, no page was found, or none could be fetched.
         """
         check_name(corpus, "corpus")
+        check_shards(shards, self.writer() is not None)
         started = time.perf_counter()
         # Sealed with the data key once a KEK is configured, as the generation is (see ``Mirror``).
         mirror = Mirror.of(self.settings.home, corpus, self.writer())
@@ -108,7 +122,7 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
                 with mirror.opened(crawled.folder) as pages:
                     read = read_corpus(pages, corpus, chunking, progress=progress, site="plain", **self._reading())
                 read = stamped(read, crawled.records, crawled.source(mirror.folder), crawled.warnings)
-                result = self._store_corpus(corpus, read, chunking, started, progress, crawled.counts)
+                result = self._store_corpus(corpus, read, chunking, started, progress, crawled.counts, shards)
             except BaseException:
                 mirror.discard()  # the last crawl's pages stay, as the live corpus does
                 raise
@@ -123,14 +137,14 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
         started: float,
         progress: Progress | None,
         crawl: CrawlCounts | None = None,
+        shards: int = 1,
     ) -> CorpusIndexResult:
-        """Index ``read`` and swap it in as the live generation of ``corpus``."""
+        """Index ``read`` and swap it in as the live generation of ``corpus`` (in ``shards`` shards, when more than one)."""
         choices = self._stored_choices(corpus)
         sealer = self.writer()
 
         def build(path: Path) -> dict:
             write_corpus(path, read, sealer)
-            write_pages(path, read, sealer)
             _write_collection(path, corpus_collection(read, choices), sealer)
             manifest = {
                 "documents": len(read.documents),
@@ -138,10 +152,24 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
                 "chunking": chunking.describe(),
                 "structured": choices.to_dict(),
             }
+            if shards > 1:
+                return manifest | self._write_shards(path, corpus, read, shards, progress)
+            write_pages(path, read, sealer)
             return manifest | self._write_indexes(path, corpus, CHUNKS, read.chunks, progress, sealer)
 
         generation = self.store.write(corpus, build)
         return CorpusIndexResult(corpus=_corpus_info(generation, read), seconds=since(started), crawl=crawl)
+
+    def _write_shards(self, path: Path, name: str, read: Corpus, shards: int, progress: Progress | None) -> dict:
+        """The passages of ``read`` in ``shards`` shards, split by document; each shard has its documents' pages."""
+        pages = Part(PAGES_DIR, (PAGE_FIELD,), list(page_documents(read)), [d.id for d in read.documents])
+        embedder = self._build_embedder(progress)
+        previous = self._previous_vectors(name) if embedder else None
+        checkpoint = self.store.checkpoint(name)
+        document = attrgetter("document")
+        return write_shards(
+            path, CHUNKS, read.chunks, shards, document, [pages], embedder, previous, progress, checkpoint
+        )
 
     def rebuild_fields(self, name: str, exact: Sequence[str] = (), plain: Sequence[str] = ()) -> FieldsResponse:
         """Propose and validate the header fields again, as a new generation that shares the index files.
@@ -259,6 +287,9 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
     # -- what documents are ----------------------------------------------------------
 
     def _open_searcher(self, generation: Generation, embedder: Embedder | None) -> CorpusSearcher:
+        if generation.manifest().get("shards"):
+            scatter = reach(self.settings)(generation.path, shard_folders(generation.path))
+            return CorpusSearcher.open_sharded(generation, scatter, embedder)
         return CorpusSearcher.open(generation, embedder, self.reader(generation))
 
     def _info(self, generation: Generation, searcher: CorpusSearcher) -> CorpusInfo:

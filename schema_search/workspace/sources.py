@@ -201,10 +201,22 @@ class Sources(Generic[Searcher, Info]):
         progress: Progress | None,
         sealer: Sealer | None = None,
     ) -> dict:
-        embedder = self.workspace.loaded_embedder(progress) if self.settings.dense else None
+        embedder = self._build_embedder(progress)
         previous = self._previous_vectors(name) if embedder else None
         # Vectors are saved as they come, so a build cut short resumes (core/checkpoint.py).
         return write_indexes(path, kind, items, embedder, previous, progress, self.store.checkpoint(name), sealer)
+
+    def _build_embedder(self, progress: Progress | None) -> Embedder | None:
+        """What a build embeds with: the model (None with the dense channel off), its batches
+        encoded by an actor pool on the Ray cluster at ``ray_address`` when one is set."""
+        if not self.settings.dense:
+            return None
+        embedder = self.workspace.loaded_embedder(progress)
+        if self.settings.ray_address is None:
+            return embedder
+        from ..cluster.embedding import ray_embedder  # Ray only when asked for: an extra
+
+        return ray_embedder(embedder, self.settings)
 
     def _previous_vectors(self, name: str, folder: str = "") -> DenseIndex | None:
         """The live generation's embeddings (of its subfolder ``folder``), so unchanged items are not encoded again."""

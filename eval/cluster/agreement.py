@@ -53,6 +53,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--shards", type=int, default=3)
     run.add_argument("--ray", metavar="ADDRESS", help="also serve the shards on this Ray cluster (`local`: start one)")
     run.add_argument("--work", type=Path, help="data directory (kept: a re-run reuses its vectors)")
+    run.add_argument(
+        "--name", default=NAME, help=f"the corpus or catalog in it (default {NAME}; its vectors are reused)"
+    )
     run.add_argument("--out", type=Path, help="write the figures as JSON")
     run.set_defaults(run=_agreement)
     return run
@@ -67,7 +70,7 @@ def _agreement(args: argparse.Namespace, settings: Settings) -> int:
         if tables:
             benchmark = load_benchmark(args.source, args.limit)
             databases = pooled(benchmark, load_databases(args.distractors) if args.distractors else ())
-            catalog = catalog_of(NAME, databases)
+            catalog = catalog_of(args.name, databases)
 
             def index(shards: int):
                 return workspace.catalogs.index_catalog(catalog, progress(UNITS), shards=shards)
@@ -76,24 +79,24 @@ def _agreement(args: argparse.Namespace, settings: Settings) -> int:
         else:
 
             def index(shards: int):
-                return workspace.corpora.index(args.source, corpus=NAME, shards=shards, progress=progress(UNITS))
+                return workspace.corpora.index(args.source, corpus=args.name, shards=shards, progress=progress(UNITS))
 
             sets = [Asked(q.name, [(x.text, x.gold) for x in q.questions]) for q in map(load_questions, args.sets)]
         print(f"Indexing {args.source} unsharded, then in {args.shards} shards ...", file=sys.stderr)
         index(1)
-        one = Generation(NAME, sources.store.current(NAME).path)
+        one = Generation(args.name, sources.store.current(args.name).path)
         started = time.perf_counter()
         index(args.shards)
         resharded = time.perf_counter() - started
         opener = CatalogSearcher.open if tables else CorpusSearcher.open
-        searchers = {"single": opener(one, workspace.embedder()), "shards": sources.searcher(NAME)}
+        searchers = {"single": opener(one, workspace.embedder()), "shards": sources.searcher(args.name)}
         if args.ray:
             on_ray = Workspace(workspace.settings.model_copy(update={"ray_address": args.ray}))
             started = time.perf_counter()
-            searchers["shards on Ray"] = (on_ray.catalogs if tables else on_ray.corpora).searcher(NAME)
+            searchers["shards on Ray"] = (on_ray.catalogs if tables else on_ray.corpora).searcher(args.name)
             opened = time.perf_counter() - started
         figures = compare(searchers, sets, search_of(tables, sources.config()))
-        live = sources.store.current(NAME).manifest()
+        live = sources.store.current(args.name).manifest()
     figures = {
         "source": str(args.source) + (f" + {args.distractors}" if args.distractors else ""),
         "items": sum(live["shard_sizes"]),

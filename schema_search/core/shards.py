@@ -49,9 +49,15 @@ SHARDS_DIR = "shards"
 # The only token a ballast item holds: never a word of a question (and dropped if one asked it).
 BALLAST = "qzxballastxzq"
 BALLAST_ID = ""
+# Ballast items a shard always may take to match the averages exactly (they cost a few bytes each).
+EXACT_PADDING = 100_000
 MANIFEST = "manifest.json"
-# The sub-indexes a shard may hold, by the name the router asks for.
-INDEXES = {"index": "index", "pages": "pages"}
+# The sub-indexes a shard may hold (folders of its own), by the name the router asks for them by.
+INDEXES = ("index", "pages")
+# What a router may ask a shard in one ``many`` round trip.
+CALLS = frozenset({"frequencies", "rank", "containing_all", "holding", "dense_top", "dense_pick"})
+# Rankings learnt ahead of their question and not asked for yet, kept at most (the oldest go first).
+LEARNT = 16
 
 
 def shard_of(key: str, shards: int) -> int:
@@ -76,7 +82,9 @@ def ballast(lengths: Sequence[Sequence[int]], totals: Sequence[int], count: int)
     thousandths apart, enough to reorder near ties. So ``size`` is a multiple of every
     ``count / gcd(totals[f], count)`` (``count`` itself always is: the padding never
     exceeds the collection), and large enough to lower a field the shard has more of than
-    average: ``size >= own tokens * count / totals[f]``.
+    average: ``size >= own tokens * count / totals[f]``. Exactness may ask for as many
+    ballast items as the collection has; past the shard's own number of items (and
+    :data:`EXACT_PADDING`), the lengths are matched to the nearest token instead.
 
     >>> ballast([[10, 1], [30, 1]], totals=[60, 6], count=6)  # averages 10 and 1; the shard's 20 and 1
     [[0, 1], [0, 1]]
@@ -90,9 +98,14 @@ def ballast(lengths: Sequence[Sequence[int]], totals: Sequence[int], count: int)
     unit = math.lcm(*(count // math.gcd(total, count) for total in totals if total)) if count else 1
     needed = max([items, *(-(-own[f] * count // total) for f, total in enumerate(totals) if total)])
     size = -(-needed // unit) * unit
-    missing = [total * size // count - own[f] for f, total in enumerate(totals)]
-    if size == items and any(missing):  # tokens to add and no item to hold them: one unit more
-        size += unit
+    if size == items and any(total * size // count != own[f] for f, total in enumerate(totals)):
+        size += unit  # tokens to add and no item to hold them
+    if size - items > max(items, EXACT_PADDING):
+        # Exact would take more ballast than the shard has items: the nearest whole token instead,
+        # off by at most half a token in the shard's total (5e-6 of a 100,000-item shard's, or less).
+        size = max(needed, items + 1)
+        missing = [round(total * size / count) - own[f] for f, total in enumerate(totals)]
+    else:
         missing = [total * size // count - own[f] for f, total in enumerate(totals)]
     added = size - items
     if not added:
@@ -140,9 +153,7 @@ class Shard:
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
         self._rankers = {
-            name: FieldRanker(open_index(self.folder / sub))
-            for name, sub in INDEXES.items()
-            if (self.folder / sub).is_dir()
+            name: FieldRanker(open_index(self.folder / name)) for name in INDEXES if (self.folder / name).is_dir()
         }
         self._vectors = DenseIndex.load(self.folder)
         manifest = self.folder / MANIFEST
@@ -181,29 +192,21 @@ class Shard:
     def many(self, calls: Sequence[tuple[str, tuple]], vector: np.ndarray | None = None) -> tuple[list, dict]:
         """Several calls in one round trip, and, given the question's ``vector``, the cosine of every
         item they found: what the router would otherwise ask for in more round trips."""
-        answers = [getattr(self, method)(*args) for method, args in calls if method in CALLS]
+        unknown = sorted({method for method, _ in calls} - CALLS)
+        if unknown:
+            raise ValueError(f"a shard answers {', '.join(sorted(CALLS))}, not {', '.join(unknown)}")
+        answers = [getattr(self, method)(*args) for method, args in calls]
         if vector is None or self._vectors is None:
             return answers, {}
-        found = {item for answer in answers if isinstance(answer, list) for item, _ in answer}
-        return answers, self._vectors.cosines(np.asarray(vector, np.float32), sorted(found))
-
-    def info(self) -> dict:
-        """What the router needs to know of this shard once: its items, and its model."""
-        vectors = self._vectors
-        return {
-            "documents": {name: ranker.documents for name, ranker in self._rankers.items()},
-            "model": vectors.model if vectors is not None else None,
+        # Rankings are lists of (item, score); counts are dicts and held keys bare ids.
+        found = {
+            pair[0] for answer in answers if isinstance(answer, list) for pair in answer if isinstance(pair, tuple)
         }
+        return answers, self._vectors.cosines(np.asarray(vector, np.float32), sorted(found))
 
 
 def _real(found: list[tuple[str, float]]) -> list[tuple[str, float]]:
     return [(item, score) for item, score in found if item != BALLAST_ID]
-
-
-# containing_all answers kept ahead of their question (the oldest go first).
-LEARNT = 16
-# What a router may ask a shard in one ``many`` round trip.
-CALLS = frozenset({"frequencies", "rank", "containing_all", "holding", "dense_top", "dense_pick"})
 
 
 class Scatter(Protocol):
@@ -223,14 +226,15 @@ class LocalShards:
 
 
 # Scores within this share of each other are a tie. One index gives tied items exactly equal
-# scores and orders them by when they were added; across shards, scaling each term to the
-# collection's IDF in tantivy's 32-bit floats leaves them about 1e-7 apart, which would
-# order them by shard. BM25 scores take few values (tantivy keeps a document's length to
-# one byte), so items closer than this and not tied are rare.
-TIE = 1e-5
+# scores and orders them by when they were added; across shards, each term's score scaled to
+# the collection's IDF in tantivy's 32-bit floats differs from one index's by a few units in
+# the last place (21.252384 against 21.252388: 2e-7), which would order them by shard.
+# Scores that really differ may be as close as 1.4e-6 (21.252354 among those two on PEPs),
+# so the window is a few units in the last place wide, no more.
+TIE = 5e-7
 # The same for cosines, which take any value: only a duplicate's equal vector is a tie
-# (the shards' products differ from one index's by float rounding, ~1e-7).
-DENSE_TIE = 1e-6
+# (the shards' products may differ from one index's by a unit or two in the last place).
+DENSE_TIE = 3e-7
 
 
 def merged(
@@ -246,8 +250,8 @@ def merged(
 
     >>> merged([[("a", 3.0), ("b", 1.0)], [("c", 2.0)]], 2)
     [('a', 3.0), ('c', 2.0)]
-    >>> merged([[("late", 2.00001)], [("early", 2.0)]], 2, order={"early": 0, "late": 1})
-    [('early', 2.0), ('late', 2.00001)]
+    >>> merged([[("late", 2.0000004)], [("early", 2.0)]], 2, order={"early": 0, "late": 1})
+    [('early', 2.0), ('late', 2.0000004)]
     """
     everything = sorted((pair for answer in answers for pair in answer), key=lambda pair: -pair[1])
     if order is not None:

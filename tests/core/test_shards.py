@@ -52,6 +52,18 @@ def test_ballast_brings_every_shard_to_the_collections_averages_exactly():
                 assert all(extra[f] >= 0 for extra in added)
 
 
+def test_ballast_of_a_shard_of_a_huge_collection_is_bounded_and_within_half_a_token():
+    # 1,000,003 items: exact averages would pad this shard of 200,000 to the whole collection.
+    mine = [[3, 0]] * 150_000 + [[9, 2]] * 50_000
+    totals, count = [5_000_011, 400_001], 1_000_003
+    added = ballast(mine, totals, count)
+    size = len(mine) + len(added)
+    assert len(added) <= len(mine)
+    for f in range(2):
+        tokens = sum(item[f] for item in mine) + sum(extra[f] for extra in added)
+        assert abs(tokens - totals[f] * size / count) <= 0.5
+
+
 @pytest.fixture(scope="module")
 def handbook(tmp_path_factory):
     """The handbook indexed once whole, then again in 3 shards (its vectors reused): both generations."""

@@ -18,7 +18,7 @@ from .index import FieldRanker, open_index
 from .novelty import novelty
 from .question import content_words, question_terms
 from .sealing import Sealer
-from .shards import Scatter, ShardedFieldRanker, sharded_rankers
+from .shards import Scatter, ShardedFieldRanker, ShardedVectors, sharded_rankers
 from .store import Generation
 
 # A channel ranker: (question, how many) -> item ids, best first, matches only.
@@ -248,7 +248,7 @@ class ShardedChannels(Channels):
     def __init__(
         self,
         rankers: Mapping[str, Ranker],
-        vectors,
+        vectors: ShardedVectors | None,
         embedder: Embedder | None,
         fields: ShardedFieldRanker,
         scatter: Scatter,
@@ -285,9 +285,10 @@ class ShardedChannels(Channels):
         scores = self._scores(question) if self.vectors is not None else None
         if scores is not None:
             calls.append(self.vectors.asking(scores, depth))
+        if not calls:  # no word to search and no dense channel
+            return {name: [] for name in self._searched}
         answers = self._scatter("many", calls, None if scores is None else scores.vector)
-        by_call = list(zip(*(answer for answer, _ in answers))) if calls else []
-        found = iter(by_call)
+        found = iter(list(zip(*(answer for answer, _ in answers))))
         rankings = {
             name: [item for item, _ in fields.merge(next(found), depth)] if words[name] else []
             for name in self._searched

@@ -13,14 +13,38 @@ letters, with low confidence.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
-import pytesseract
 from PIL import Image
 
 from .languages import script_languages, text_language
+
+
+def _imported_without_pandas() -> ModuleType:
+    """pytesseract, imported with pandas out of its sight.
+
+    pytesseract imports pandas whenever it is installed, for a DataFrame output this module
+    never asks for; with the ``ray`` extra, pandas is installed and brings pyarrow, ~300 MB
+    of address space in a child capped at ``docs_visual_memory_mb``: pages that fitted
+    stopped fitting. Hidden for that one import only (``None`` in ``sys.modules`` makes
+    ``import pandas`` fail there), so pandas stays importable for everyone else.
+    """
+    hidden = "pandas" not in sys.modules
+    if hidden:
+        sys.modules["pandas"] = None  # type: ignore[assignment]
+    try:
+        import pytesseract
+    finally:
+        if hidden:
+            del sys.modules["pandas"]
+    return pytesseract
+
+
+pytesseract = _imported_without_pandas()
 
 # Page segmentation: 3 (automatic, with paragraphs) for a page; 11 (sparse text, in no
 # particular order) for a figure, whose labels are scattered and boxed (3 missed a boxed

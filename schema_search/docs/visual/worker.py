@@ -20,11 +20,11 @@ from typing import Any
 # and malloc arena counts, and the indexer reads one document at a time anyway.
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
-import pytesseract  # noqa: E402
 from PIL import Image, ImageOps  # noqa: E402
 
 from . import docx_parts, ocr, pages  # noqa: E402
 from .figures import Drawn, Figure, PageView, decoration  # noqa: E402
+from .ocr import pytesseract  # noqa: E402  (imported there without pandas, which would not fit the memory cap)
 
 # A figure whose box holds this many characters of text layer has its labels there already
 # (a vector chart, a diagram drawn with text): Tesseract would only repeat them.

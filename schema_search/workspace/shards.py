@@ -2,7 +2,7 @@
 
 What goes where is :mod:`core.shards`'s to say; this module writes a collection's items
 into that layout, and picks how a server reaches the shards: every shard opened in
-its own process, or, with ``ray_address`` set (``serve --ray``), the Ray Serve
+this process, or, with ``ray_address`` set (``serve --ray``), the Ray Serve
 deployments of :mod:`cluster.serving`, imported only then (Ray is an extra).
 """
 
@@ -123,7 +123,7 @@ def _split(part: Part, shards: int) -> tuple[list[list[dict]], list[list[list[in
 
 def reach(settings: Settings) -> Reach:
     """How this process reaches a sharded generation's shards: Ray Serve with ``ray_address``, else in process."""
-    if getattr(settings, "ray_address", None):
+    if settings.ray_address:
         from ..cluster.serving import ray_reach  # Ray is an extra: imported only when asked for
 
         return ray_reach(settings)

@@ -15,15 +15,8 @@ from schema_search.core.build import ESTIMATE_AFTER, EncodeProgress, write_index
 from schema_search.core.checkpoint import Checkpoint, Interrupted
 from schema_search.core.dense import DenseIndex, encode_missing, plan_dense
 from schema_search.core.embedders import BATCH
-from schema_search.core.kind import ItemKind
 
-PASSAGES: ItemKind[tuple[str, str]] = ItemKind(
-    noun="passage",
-    fields=("body",),
-    id_of=lambda item: item[0],
-    document=lambda item: {"body": item[1]},
-    embedding_text=lambda item: item[1],
-)
+from ..core.test_resume import PASSAGES
 
 
 def vector(text: str, dim: int = 8) -> np.ndarray:

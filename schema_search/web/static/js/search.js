@@ -78,6 +78,7 @@ export function searchView(root, route) {
   const session = `web-${Math.random().toString(36).slice(2)}`;
   let turn = 0;
   let turnKey = null;
+  let pendingKey = null; // the key of the search in flight, if any
 
   const run = async (again = false) => {
     later.cancel();
@@ -85,6 +86,10 @@ export function searchView(root, route) {
     const history = earlier.value.trim() ? [earlier.value.trim()] : [];
     nextBatch.hidden = true;
     replaceHash(searchHref(source, input.value));
+    // A search cut short may have reached the server, which then counted it as the turn's
+    // first batch: the same question again is a new turn, or it would be answered as the next batch.
+    const cutShort = pendingKey;
+    pendingKey = null;
     if (controller) controller.abort();
     if (!source) return;
     if (!question) {
@@ -97,7 +102,7 @@ export function searchView(root, route) {
       return;
     }
     const key = `${sourceKey(source)}\n${history.join("\n")}\n${question}`;
-    if (key !== turnKey) {
+    if (key !== turnKey || (cutShort === key && !again)) {
       turnKey = key;
       turn += 1;
     }
@@ -105,6 +110,7 @@ export function searchView(root, route) {
     if (kept && Date.now() - kept.at < CACHE_MS) return show(source, question, kept.response, null);
     controller = new AbortController();
     const mine = controller;
+    pendingKey = key;
     area.setAttribute("aria-busy", "true");
     list.classList.add("stale");
     status.textContent = "Searching…";
@@ -124,6 +130,7 @@ export function searchView(root, route) {
       drawScale([], {});
     } finally {
       if (controller === mine) {
+        pendingKey = null;
         area.setAttribute("aria-busy", "false");
         list.classList.remove("stale");
       }

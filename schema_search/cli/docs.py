@@ -22,7 +22,7 @@ from . import moved, structured
 from .output import (
     add_history,
     add_ray,
-    at_least_one,
+    add_shards,
     confirm,
     counted,
     examples,
@@ -120,13 +120,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     cluster = index.add_argument_group("beyond one machine")
     add_ray(cluster, "embed the chunks")
-    cluster.add_argument(
-        "--shards",
-        type=at_least_one,
-        default=1,
-        metavar="N",
-        help="split the corpus by document into N shards, each a complete index, for `serve --ray` (default 1)",
-    )
+    add_shards(cluster, "corpus by document")
     index.add_argument("--json", action="store_true", help="print the result as JSON")
     index.set_defaults(run=_index)
 

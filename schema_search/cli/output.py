@@ -232,6 +232,17 @@ def on_ray(args: argparse.Namespace, settings: Settings, join: bool = True) -> S
     return settings.model_copy(update={"ray_address": address})
 
 
+def add_shards(command: argparse.ArgumentParser, split: str) -> None:
+    """The ``--shards N`` option of an index command; ``split``: what the collection is split by."""
+    command.add_argument(
+        "--shards",
+        type=at_least_one,
+        default=1,
+        metavar="N",
+        help=f"split the {split} into N shards, each a complete index, for `serve --ray` (default 1)",
+    )
+
+
 def at_least_one(text: str) -> int:
     """An argparse type: a whole number of 1 or more.
 

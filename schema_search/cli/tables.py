@@ -12,7 +12,7 @@ from ..workspace import Workspace
 from .output import (
     add_history,
     add_ray,
-    at_least_one,
+    add_shards,
     confirm,
     counted,
     examples,
@@ -39,13 +39,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     index.add_argument("--dialect", help="sqlglot dialect of DDL files (default: from the file name)")
     index.add_argument("--db", help="benchmark db_id, or database schema, to keep alone")
     add_ray(index, "embed the tables")
-    index.add_argument(
-        "--shards",
-        type=at_least_one,
-        default=1,
-        metavar="N",
-        help="split the catalog by table into N shards, each a complete index, for `serve --ray` (default 1)",
-    )
+    add_shards(index, "catalog by table")
     index.add_argument("--json", action="store_true", help="print the result as JSON")
     index.set_defaults(run=_index)
 

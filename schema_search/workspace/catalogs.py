@@ -16,7 +16,6 @@ from ..core.dense import DenseIndex
 from ..core.embedders import Embedder
 from ..core.explain import context
 from ..core.sealing import Sealer
-from ..core.shards import shard_folders
 from ..core.store import Generation, Shelf, check_name
 from ..errors import CatalogNotFound, InvalidInput, SchemaSearchError, SourceError, TableAmbiguous, TableNotFound
 from ..sql.validate import validate_sql
@@ -37,7 +36,7 @@ from ..tables.models import (
 )
 from ..tables.search import CatalogSearcher, SearchConfig, read_catalog, write_catalog
 from . import configs
-from .shards import check_shards, reach, write_shards
+from .shards import check_shards
 from .sources import Host, Sources, dense_info, previous_vectors, since
 
 if TYPE_CHECKING:
@@ -113,7 +112,9 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
             write_catalog(path, catalog, sealer)
             manifest = {"tables": len(catalog.tables)}
             if shards > 1:
-                manifest |= self._write_shards(path, catalog, shards, progress)
+                # The catalog stays whole at the top level: the foreign-key boost and join completion read every table.
+                tables = catalog.tables
+                manifest |= self._write_shards(path, catalog.name, TABLES, tables, shards, TABLES.id_of, progress)
             else:
                 manifest |= self._write_indexes(path, catalog.name, TABLES, catalog.tables, progress, sealer)
             # Past queries go with the catalog, but only those whose tables are all still there.
@@ -123,15 +124,6 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
 
         generation = self.store.write(catalog.name, build)
         return IndexResult(catalog=_catalog_info(generation, catalog), seconds=since(started))
-
-    def _write_shards(self, path: Path, catalog: Catalog, shards: int, progress: Progress | None) -> dict:
-        """The tables of ``catalog`` in ``shards`` shards, by table; the catalog itself stays whole at the top level
-        (the foreign-key boost and join completion read every table)."""
-        embedder = self._build_embedder(progress)
-        previous = self._previous_vectors(catalog.name) if embedder else None
-        checkpoint = self.store.checkpoint(catalog.name)
-        tables = catalog.tables
-        return write_shards(path, TABLES, tables, shards, TABLES.id_of, (), embedder, previous, progress, checkpoint)
 
     def add_examples(self, name: str, pairs: Sequence[ExampleInput], origin: Origin = "added") -> ExamplesResponse:
         """Keep question -> SQL pairs with catalog ``name``: a new generation sharing the tables' index files.
@@ -287,8 +279,8 @@ class Catalogs(Sources[CatalogSearcher, CatalogInfo]):
     # -- what tables are -------------------------------------------------------------
 
     def _open_searcher(self, generation: Generation, embedder: Embedder | None) -> CatalogSearcher:
-        if generation.manifest().get("shards"):
-            scatter = reach(self.settings)(generation.path, shard_folders(generation.path))
+        scatter = self._shards(generation)
+        if scatter is not None:
             return CatalogSearcher.open_sharded(generation, scatter, embedder)
         return CatalogSearcher.open(generation, embedder, self.reader(generation))
 

@@ -11,7 +11,6 @@ from ..core import sealing
 from ..core.build import Progress
 from ..core.embedders import Embedder
 from ..core.sealing import Sealer
-from ..core.shards import shard_folders
 from ..core.store import Generation, Shelf, check_name
 from ..docs import coverage, results
 from ..docs.chunker import Chunking
@@ -32,7 +31,7 @@ from ..structured.fields import Choices
 from ..structured.models import FieldsResponse
 from ..structured.sources import corpus_collection
 from . import batches, configs
-from .shards import Part, check_shards, reach, write_shards
+from .shards import Part, check_shards
 from .sources import Sources, dense_info, since
 
 CORPORA = Shelf("corpora", "corpus", CorpusNotFound, "schemasift docs index FOLDER --corpus {name}")
@@ -153,23 +152,17 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
                 "structured": choices.to_dict(),
             }
             if shards > 1:
-                return manifest | self._write_shards(path, corpus, read, shards, progress)
+                # Each shard holds its documents' pages too.
+                pages = Part(PAGES_DIR, (PAGE_FIELD,), list(page_documents(read)), [d.id for d in read.documents])
+                document = attrgetter("document")
+                return manifest | self._write_shards(
+                    path, corpus, CHUNKS, read.chunks, shards, document, progress, [pages]
+                )
             write_pages(path, read, sealer)
             return manifest | self._write_indexes(path, corpus, CHUNKS, read.chunks, progress, sealer)
 
         generation = self.store.write(corpus, build)
         return CorpusIndexResult(corpus=_corpus_info(generation, read), seconds=since(started), crawl=crawl)
-
-    def _write_shards(self, path: Path, name: str, read: Corpus, shards: int, progress: Progress | None) -> dict:
-        """The passages of ``read`` in ``shards`` shards, split by document; each shard has its documents' pages."""
-        pages = Part(PAGES_DIR, (PAGE_FIELD,), list(page_documents(read)), [d.id for d in read.documents])
-        embedder = self._build_embedder(progress)
-        previous = self._previous_vectors(name) if embedder else None
-        checkpoint = self.store.checkpoint(name)
-        document = attrgetter("document")
-        return write_shards(
-            path, CHUNKS, read.chunks, shards, document, [pages], embedder, previous, progress, checkpoint
-        )
 
     def rebuild_fields(self, name: str, exact: Sequence[str] = (), plain: Sequence[str] = ()) -> FieldsResponse:
         """Propose and validate the header fields again, as a new generation that shares the index files.
@@ -287,8 +280,8 @@ class Corpora(Sources[CorpusSearcher, CorpusInfo]):
     # -- what documents are ----------------------------------------------------------
 
     def _open_searcher(self, generation: Generation, embedder: Embedder | None) -> CorpusSearcher:
-        if generation.manifest().get("shards"):
-            scatter = reach(self.settings)(generation.path, shard_folders(generation.path))
+        scatter = self._shards(generation)
+        if scatter is not None:
             return CorpusSearcher.open_sharded(generation, scatter, embedder)
         return CorpusSearcher.open(generation, embedder, self.reader(generation))
 

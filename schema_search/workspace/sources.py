@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..core.build import Progress, write_indexes
 from ..core.closeness import distance
@@ -22,6 +22,7 @@ from ..core.embedders import Embedder
 from ..core.followup import Rewrite
 from ..core.kind import ItemKind
 from ..core.sealing import Sealer, Vault
+from ..core.shards import Scatter, shard_folders
 from ..core.store import Generation, Shelf, Store
 from ..settings import Settings
 from ..structured.collection import Collection
@@ -29,6 +30,7 @@ from ..structured.models import FieldsResponse, QueryRequest, QueryResponse
 from ..structured.overview import fields_response
 from ..structured.sandbox import shared_sandbox
 from . import configs
+from .shards import Part, reach, write_shards
 
 Searcher = TypeVar("Searcher")
 Info = TypeVar("Info")
@@ -217,6 +219,30 @@ class Sources(Generic[Searcher, Info]):
         from ..cluster.embedding import ray_embedder  # Ray only when asked for: an extra
 
         return ray_embedder(embedder, self.settings)
+
+    def _write_shards(
+        self,
+        path: Path,
+        name: str,
+        kind: ItemKind,
+        items: Sequence,
+        shards: int,
+        owner: Callable[[Any], str],
+        progress: Progress | None,
+        parts: Sequence[Part] = (),
+    ) -> dict:
+        """:meth:`_write_indexes` for a generation written as ``shards`` shards (``workspace.shards``), its
+        items split by ``owner``; ``parts``: the other indexes each shard holds."""
+        embedder = self._build_embedder(progress)
+        previous = self._previous_vectors(name) if embedder else None
+        checkpoint = self.store.checkpoint(name)
+        return write_shards(path, kind, items, shards, owner, parts, embedder, previous, progress, checkpoint)
+
+    def _shards(self, generation: Generation) -> Scatter | None:
+        """How to ask the shards of ``generation`` (in this process, or on Ray); None when it is not sharded."""
+        if not generation.manifest().get("shards"):
+            return None
+        return reach(self.settings)(generation.path, shard_folders(generation.path))
 
     def _previous_vectors(self, name: str, folder: str = "") -> DenseIndex | None:
         """The live generation's embeddings (of its subfolder ``folder``), so unchanged items are not encoded again."""
